@@ -1,0 +1,33 @@
+"""Exceptions raised by :mod:`backends`.
+
+Every exception derives from :class:`BackendError`; bad-input errors also derive
+from :class:`ValueError`.
+"""
+
+__all__ = [
+    "BackendError",
+    "UnknownBackendError",
+    "CircuitTooWideError",
+    "MissingTokenError",
+    "BackendConnectionError",
+]
+
+
+class BackendError(Exception):
+    """Base class for every error raised by :mod:`backends`."""
+
+
+class UnknownBackendError(BackendError, ValueError):
+    """A backend spec string names no known backend or device."""
+
+
+class CircuitTooWideError(BackendError, ValueError):
+    """A circuit needs more qubits than the device has."""
+
+
+class MissingTokenError(BackendError, ValueError):
+    """A remote backend needs an authentication token and none was found."""
+
+
+class BackendConnectionError(BackendError, ConnectionError):
+    """A remote backend could not be reached or answered with an error."""
