@@ -1,0 +1,321 @@
+"""Maximum (weight) independent set as a QUBO and as an Ising model.
+
+A bitstring ``x`` selects the vertices ``{nodes[i] : x[i] = 1}``. The QUBO cost is
+
+.. math::
+
+    f(x) = -\\sum_i w_i x_i + P \\sum_{(i, j) \\in E} x_i x_j ,
+
+and with the spin substitution :math:`x_i = (1 - z_i) / 2` (so ``z = +1`` is the
+bit ``0``, the computational-basis state :math:`|0\\rangle`) the same cost reads
+
+.. math::
+
+    f = \\text{offset} + \\sum_i h_i z_i + \\sum_{i<j} J_{ij} z_i z_j ,
+    \\quad h_i = \\frac{w_i}{2} - \\frac{P \\deg(i)}{4},\\;
+    J_{ij} = \\frac{P}{4},\\;
+    \\text{offset} = -\\frac{1}{2}\\sum_i w_i + \\frac{P |E|}{4}.
+
+Bit order
+---------
+Arrays of bits are indexed by qubit: ``bits[i]`` belongs to ``problem.nodes[i]``.
+Strings use qiskit's order: qubit 0 is the *rightmost* character, so ``"001"``
+selects ``nodes[0]`` only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+
+import networkx as nx
+import numpy as np
+import scipy.sparse as sp
+
+from ._validation import check_random_state
+from .errors import InvalidParameterError
+
+__all__ = ["MISProblem", "bits_from_strings"]
+
+
+def bits_from_strings(strings: str | Iterable[str], num_bits: int | None = None) -> np.ndarray:
+    """Turn qiskit-ordered bitstrings into a 0/1 array indexed by qubit.
+
+    Parameters
+    ----------
+    strings : str or iterable of str
+        Bitstrings such as ``"0110"``; qubit 0 is the rightmost character.
+    num_bits : int, optional
+        Expected length; a string of another length raises ``InvalidParameterError``.
+
+    Returns
+    -------
+    bits : ndarray of shape (num_bits,) for one string, (k, num_bits) for k strings
+        ``bits[..., i]`` is the bit of qubit ``i``, dtype ``uint8``.
+
+    Examples
+    --------
+    >>> bits_from_strings("001").tolist()
+    [1, 0, 0]
+    """
+    single = isinstance(strings, str)
+    items = [strings] if single else list(strings)
+    width = num_bits if num_bits is not None else (len(items[0]) if items else 0)
+    for s in items:
+        if len(s) != width or set(s) - {"0", "1"}:
+            raise InvalidParameterError(f"expected a bitstring of {width} characters '0'/'1', got {s!r}")
+    raw = np.frombuffer("".join(items).encode("ascii"), dtype=np.uint8).reshape(len(items), width)
+    bits = (raw - ord("0"))[:, ::-1].copy()
+    return bits[0] if single else bits
+
+
+class MISProblem:
+    """Maximum (weight) independent set of a graph, as a QUBO and an Ising model.
+
+    Parameters
+    ----------
+    graph : networkx.Graph
+        Undirected simple graph; any hashable node labels. Qubit ``i`` stands for
+        ``problem.nodes[i]`` (the graph's node order).
+    weights : None, str, mapping or array-like of shape (n,), default=None
+        Vertex weights: ``None`` for unit weights, the name of a node attribute, a
+        mapping node -> weight, or an array in node order. Weights must be positive.
+    penalty : float, default=2.0
+        Penalty ``P`` per edge inside the selected set. It must exceed the largest
+        weight: then dropping a vertex of a violated edge always lowers the cost, so
+        every QUBO optimum is an independent set.
+
+    Attributes
+    ----------
+    nodes : list
+        Graph nodes in qubit order.
+    weights : ndarray of shape (n,)
+        Vertex weights in qubit order.
+    edges : ndarray of shape (m, 2)
+        Edges as qubit indices, ``edges[:, 0] < edges[:, 1]``, sorted.
+
+    Raises
+    ------
+    InvalidParameterError
+        If a weight is not positive and finite, or ``penalty`` does not exceed the
+        largest weight.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> problem = MISProblem(nx.path_graph(3))
+    >>> problem.cost("101"), problem.is_independent("101")
+    (-2.0, True)
+    >>> problem.cost("011")
+    0.0
+    """
+
+    def __init__(
+        self,
+        graph: nx.Graph,
+        weights: None | str | Mapping[Hashable, float] | Sequence[float] | np.ndarray = None,
+        penalty: float = 2.0,
+    ):
+        if graph.is_directed() or graph.is_multigraph():
+            raise InvalidParameterError("graph must be an undirected simple networkx.Graph")
+        self.graph = graph
+        self.nodes = list(graph.nodes)
+        self._index = {node: i for i, node in enumerate(self.nodes)}
+        self.weights = self._weights(weights)
+        penalty = float(penalty)
+        largest = float(self.weights.max()) if self.num_nodes else 0.0
+        if not penalty > largest:
+            raise InvalidParameterError(
+                f"penalty={penalty:g} must exceed the largest vertex weight {largest:g}, "
+                "otherwise a QUBO optimum may contain an edge"
+            )
+        self.penalty = penalty
+        edges = [tuple(sorted((self._index[u], self._index[v]))) for u, v in graph.edges if u != v]
+        self.edges = np.array(sorted(set(edges)), dtype=np.int64).reshape(-1, 2)
+        self._neighbors = [
+            np.array(sorted(self._index[w] for w in graph[node] if w != node), dtype=np.int64)
+            for node in self.nodes
+        ]
+
+    def _weights(self, weights) -> np.ndarray:
+        n = len(self.nodes)
+        if weights is None:
+            values = np.ones(n)
+        elif isinstance(weights, str):
+            missing = [v for v in self.nodes if weights not in self.graph.nodes[v]]
+            if missing:
+                raise InvalidParameterError(f"node {missing[0]!r} has no attribute {weights!r} for its weight")
+            values = np.array([self.graph.nodes[v][weights] for v in self.nodes], dtype=float)
+        elif isinstance(weights, Mapping):
+            values = np.array([weights[v] for v in self.nodes], dtype=float)
+        else:
+            values = np.asarray(weights, dtype=float)
+            if values.shape != (n,):
+                raise InvalidParameterError(f"weights must have shape ({n},), got {values.shape}")
+        bad = ~(np.isfinite(values) & (values > 0))
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise InvalidParameterError(f"weights must be positive and finite; node {self.nodes[i]!r} has {float(values[i])!r}")
+        return values
+
+    @property
+    def num_nodes(self) -> int:
+        """Number of vertices, equal to the number of qubits."""
+        return len(self.nodes)
+
+    def __repr__(self) -> str:
+        return f"MISProblem(nodes={self.num_nodes}, edges={len(self.edges)}, penalty={self.penalty:g})"
+
+    # -- encodings -----------------------------------------------------------------
+    def qubo(self) -> np.ndarray:
+        """Upper-triangular QUBO matrix.
+
+        Returns
+        -------
+        Q : ndarray of shape (n, n)
+            ``f(x) = x @ Q @ x`` for 0/1 vectors ``x`` (the diagonal holds the
+            linear terms, since ``x_i**2 = x_i``). Dense: meant for device-sized
+            problems.
+        """
+        q = np.diag(-self.weights)
+        q[self.edges[:, 0], self.edges[:, 1]] = self.penalty
+        return q
+
+    def ising(self) -> tuple[np.ndarray, sp.csr_array, float]:
+        """Ising form of the QUBO under ``x = (1 - z) / 2``.
+
+        Returns
+        -------
+        h : ndarray of shape (n,)
+            Local fields.
+        J : scipy.sparse.csr_array of shape (n, n)
+            Couplings, upper triangular (``J[i, j]`` with ``i < j``).
+        offset : float
+            Constant, so that ``f(x) = offset + h @ z + sum_{i<j} J[i, j] z_i z_j``.
+        """
+        n, m = self.num_nodes, len(self.edges)
+        degree = np.bincount(self.edges.ravel(), minlength=n)
+        h = self.weights / 2 - self.penalty * degree / 4
+        coupling = np.full(m, self.penalty / 4)
+        J = sp.csr_array((coupling, (self.edges[:, 0], self.edges[:, 1])), shape=(n, n))
+        offset = -self.weights.sum() / 2 + self.penalty * m / 4
+        return h, J, float(offset)
+
+    # -- bitstrings ----------------------------------------------------------------
+    def _bits(self, bits) -> np.ndarray:
+        if isinstance(bits, str) or (
+            isinstance(bits, Sequence | np.ndarray) and len(bits) and isinstance(bits[0], str)
+        ):
+            return bits_from_strings(bits, self.num_nodes)
+        array = np.asarray(bits)
+        if array.shape[-1:] != (self.num_nodes,) or array.ndim > 2:
+            raise InvalidParameterError(
+                f"bits must have shape ({self.num_nodes},) or (k, {self.num_nodes}), got {array.shape}"
+            )
+        return array.astype(np.uint8)
+
+    def cost(self, bits) -> float | np.ndarray:
+        """QUBO cost ``f(x)``.
+
+        Parameters
+        ----------
+        bits : str, sequence of str, or array-like of shape (n,) or (k, n)
+            Bitstrings (qiskit order) or 0/1 arrays indexed by qubit.
+
+        Returns
+        -------
+        float, or ndarray of shape (k,) for several bitstrings.
+        """
+        x = self._bits(bits).astype(float)
+        value = -x @ self.weights + self.penalty * (x[..., self.edges[:, 0]] * x[..., self.edges[:, 1]]).sum(-1)
+        return float(value) if x.ndim == 1 else value
+
+    def is_independent(self, bits) -> bool | np.ndarray:
+        """Whether the selected vertices are pairwise non-adjacent.
+
+        Parameters
+        ----------
+        bits : str, sequence of str, or array-like of shape (n,) or (k, n)
+
+        Returns
+        -------
+        bool, or ndarray of shape (k,) of bool.
+        """
+        x = self._bits(bits).astype(bool)
+        ok = ~(x[..., self.edges[:, 0]] & x[..., self.edges[:, 1]]).any(-1)
+        return bool(ok) if x.ndim == 1 else ok
+
+    def is_maximal(self, bits) -> bool:
+        """Whether ``bits`` is an independent set to which no vertex can be added.
+
+        Parameters
+        ----------
+        bits : str or array-like of shape (n,)
+        """
+        x = self._bits(bits).astype(bool)
+        if x.ndim != 1 or not self.is_independent(x):
+            return False
+        return all(x[i] or x[self._neighbors[i]].any() for i in range(self.num_nodes))
+
+    def repair(self, bits, seed=None) -> np.ndarray:
+        """Turn any bitstring into a maximal independent set.
+
+        First, while the selection contains an edge, drop the selected vertex with
+        the most selected neighbours (ties: the lighter one, then a seeded random
+        order). Then add vertices greedily by the GWMIN rule, the largest
+        ``w / (free degree + 1)`` first, where the free degree counts neighbours
+        that could still be added (unit weights: minimum degree first).
+
+        Parameters
+        ----------
+        bits : str or array-like of shape (n,)
+            Bitstring (qiskit order) or 0/1 array indexed by qubit.
+        seed : None, int or numpy.random.Generator
+            Breaks ties; the result is deterministic for a fixed seed.
+
+        Returns
+        -------
+        ndarray of shape (n,), dtype uint8
+            A maximal independent set containing no vertex outside the repaired
+            selection's closure.
+        """
+        x = self._bits(bits)
+        if x.ndim != 1:
+            raise InvalidParameterError("repair takes one bitstring at a time")
+        rng = check_random_state(seed)
+        rank = rng.permutation(self.num_nodes)
+        selected = x.astype(bool).copy()
+        nbrs = self._neighbors
+        conflicts = np.array([selected[nbrs[i]].sum() if selected[i] else 0 for i in range(self.num_nodes)])
+        while conflicts.max(initial=0) > 0:
+            worst = np.flatnonzero(conflicts == conflicts.max())
+            drop = min(worst, key=lambda i: (self.weights[i], rank[i]))
+            selected[drop] = False
+            conflicts[drop] = 0
+            touched = nbrs[drop][selected[nbrs[drop]]]
+            conflicts[touched] -= 1
+        free = ~selected
+        for i in np.flatnonzero(selected):
+            free[nbrs[i]] = False
+        free_degree = np.array([free[nbrs[i]].sum() for i in range(self.num_nodes)])
+        while free.any():
+            candidates = np.flatnonzero(free)
+            score = self.weights[candidates] / (free_degree[candidates] + 1)
+            best = candidates[score == score.max()]
+            pick = best[np.argmin(rank[best])]
+            closed = np.concatenate(([pick], nbrs[pick][free[nbrs[pick]]]))
+            selected[pick] = True
+            free[closed] = False
+            for j in closed:
+                free_degree[nbrs[j]] -= 1
+        return selected.astype(np.uint8)
+
+    def to_nodes(self, bits) -> frozenset:
+        """The set of graph nodes selected by ``bits`` (one bitstring)."""
+        x = self._bits(bits)
+        return frozenset(self.nodes[i] for i in np.flatnonzero(x))
+
+    def to_bits(self, nodes: Iterable[Hashable]) -> np.ndarray:
+        """0/1 array of shape (n,) selecting ``nodes``."""
+        x = np.zeros(self.num_nodes, dtype=np.uint8)
+        x[[self._index[v] for v in nodes]] = 1
+        return x
