@@ -6,7 +6,9 @@ from :class:`ValueError`.
 
 __all__ = [
     "BackendError",
+    "InvalidParameterError",
     "UnknownBackendError",
+    "BackendUnavailableError",
     "CircuitTooWideError",
     "MissingTokenError",
     "BackendConnectionError",
@@ -17,8 +19,16 @@ class BackendError(Exception):
     """Base class for every error raised by :mod:`backends`."""
 
 
+class InvalidParameterError(BackendError, ValueError, TypeError):
+    """An argument has the wrong type or a value outside its allowed range."""
+
+
 class UnknownBackendError(BackendError, ValueError):
     """A backend spec string names no known backend or device."""
+
+
+class BackendUnavailableError(BackendError, ImportError):
+    """A known backend spec needs a module that cannot be imported."""
 
 
 class CircuitTooWideError(BackendError, ValueError):

@@ -1,0 +1,45 @@
+"""Quantum backends behind one protocol: Aer, IQM (fake devices and servers) and the vQPU.
+
+>>> from backends import get_backend
+>>> backend = get_backend("aer", seed=7, sleep_factor=0.5)
+>>> isinstance(backend, QuantumBackend)
+True
+
+``backend.run(circuits, shots)`` returns one counts dict per circuit, keyed by
+bitstrings over all classical bits in qiskit order (clbit 0 rightmost), and appends
+one :class:`TimingRecord` to ``backend.timings``. This package imports nothing from
+``bbqmis``, ``cutting`` or ``clustagg``.
+"""
+
+from backends.base import BaseBackend, Execution, QuantumBackend
+from backends.errors import (
+    BackendConnectionError,
+    BackendError,
+    BackendUnavailableError,
+    CircuitTooWideError,
+    InvalidParameterError,
+    MissingTokenError,
+    UnknownBackendError,
+)
+from backends.registry import BACKENDS, SPEC_FORMS, get_backend
+from backends.timing import TimingRecord, read_jsonl, summarize, write_jsonl
+
+__all__ = [
+    "QuantumBackend",
+    "BaseBackend",
+    "Execution",
+    "get_backend",
+    "BACKENDS",
+    "SPEC_FORMS",
+    "TimingRecord",
+    "write_jsonl",
+    "read_jsonl",
+    "summarize",
+    "BackendError",
+    "InvalidParameterError",
+    "UnknownBackendError",
+    "BackendUnavailableError",
+    "CircuitTooWideError",
+    "MissingTokenError",
+    "BackendConnectionError",
+]

@@ -1,0 +1,86 @@
+"""Qiskit Aer simulators: ideal (``aer``, ``aer:mps``) and IQM-device noise (``aer:noisy-<device>``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from qiskit import QuantumCircuit
+from qiskit.providers import BackendV2
+from qiskit_aer import AerSimulator
+
+from backends.base import BaseBackend, Execution, counts_from_result
+from backends.errors import UnknownBackendError
+
+__all__ = ["AerBackend", "from_spec", "METHODS"]
+
+#: Spec argument -> Aer simulation method of the ideal simulators.
+METHODS = {"": "automatic", "mps": "matrix_product_state"}
+
+
+class AerBackend(BaseBackend):
+    """A seeded Aer simulation of circuits transpiled to ``device``.
+
+    Parameters
+    ----------
+    simulator : qiskit_aer.AerSimulator
+        Simulator that executes the circuits (with a noise model for noisy devices).
+    device : qiskit.providers.BackendV2 or None, optional
+        Device to transpile to; default ``simulator`` itself (no coupling map).
+    prepare : callable or None, optional
+        Applied to each transpiled circuit before simulation, e.g. to replace device
+        gates Aer does not know (IQM's ``move``) by unitaries.
+    **options
+        ``name``, ``num_qubits``, ``sleep_factor``, ``seed``, ``label`` of
+        :class:`~backends.base.BaseBackend`.
+    """
+
+    def __init__(
+        self,
+        simulator: AerSimulator,
+        *,
+        device: BackendV2 | None = None,
+        prepare: Callable[[QuantumCircuit], QuantumCircuit] | None = None,
+        **options,
+    ) -> None:
+        super().__init__(simulator if device is None else device, **options)
+        self.simulator = simulator
+        self._prepare = prepare
+
+    def _execute(self, circuits: list[QuantumCircuit], shots: int, seed: int) -> Execution:
+        if self._prepare is not None:
+            circuits = [self._prepare(circuit) for circuit in circuits]
+        result = self.simulator.run(circuits, shots=shots, seed_simulator=seed).result()
+        return Execution(counts_from_result(result, len(circuits)))
+
+
+def from_spec(argument: str, /, *, name: str, **options) -> AerBackend:
+    """Make the Aer backend of spec ``aer[:<argument>]``.
+
+    Parameters
+    ----------
+    argument : str
+        ``""`` (ideal, automatic method), ``"mps"`` (matrix product state) or
+        ``"noisy-<device>"`` (noise model and topology of IQM's fake ``<device>``).
+    name : str
+        The full spec, used as backend name.
+    **options
+        Passed to :class:`AerBackend`.
+
+    Returns
+    -------
+    AerBackend
+
+    Raises
+    ------
+    UnknownBackendError
+        If ``argument`` is none of the above or names an unknown IQM device.
+    """
+    if argument in METHODS:
+        return AerBackend(AerSimulator(method=METHODS[argument]), name=name, **options)
+    if argument.startswith("noisy-"):
+        from backends.iqm import noisy_aer  # IQM's packages take seconds to import
+
+        return noisy_aer(argument.removeprefix("noisy-"), name=name, **options)
+    raise UnknownBackendError(
+        f"unknown Aer simulator {argument!r} in spec {name!r}; valid forms: aer, aer:mps, aer:noisy-<device>"
+    )

@@ -1,0 +1,285 @@
+"""The :class:`QuantumBackend` protocol and :class:`BaseBackend`, which implements it once.
+
+A concrete backend subclasses :class:`BaseBackend` and implements only
+:meth:`BaseBackend._execute`, the device-specific step. Everything else — input
+checks, the width check, transpilation, timing records and the sleep factor — is
+done here.
+
+Bitstrings: counts are keyed by bitstrings over all classical bits of a circuit, in
+qiskit order (clbit 0 is the rightmost character), without spaces between registers.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from typing import NamedTuple, Protocol, runtime_checkable
+
+import numpy as np
+from qiskit import QuantumCircuit
+from qiskit.providers import BackendV2
+from qiskit.result import Result
+from qiskit.transpiler import StagedPassManager, generate_preset_pass_manager
+
+from backends._validation import (
+    check_circuits,
+    check_positive_int,
+    check_seed,
+    check_sleep_factor,
+    check_width,
+)
+from backends.errors import InvalidParameterError
+from backends.timing import TimingRecord
+
+__all__ = ["QuantumBackend", "BaseBackend", "Execution", "counts_from_result"]
+
+
+@runtime_checkable
+class QuantumBackend(Protocol):
+    """What the rest of the project may use of a quantum backend.
+
+    Attributes
+    ----------
+    name : str
+        Backend name, by default the spec it was made from (``"aer:noisy-adonis"``).
+    num_qubits : int
+        Widest circuit the backend accepts.
+    timings : list of TimingRecord
+        One record per execution (one :meth:`run` call), oldest first.
+    """
+
+    name: str
+    num_qubits: int
+    timings: list[TimingRecord]
+
+    def run(
+        self,
+        circuits: QuantumCircuit | Sequence[QuantumCircuit],
+        shots: int,
+        seed: int | None = None,
+    ) -> list[dict[str, int]]:
+        """Execute circuits and return one counts dict per circuit.
+
+        Parameters
+        ----------
+        circuits : QuantumCircuit or sequence of QuantumCircuit
+            Measured circuits in the caller's qubit and clbit order.
+        shots : int
+            Shots per circuit, >= 1.
+        seed : int or None, optional
+            Sampling seed of this call, for simulators that take one; ``None`` draws
+            one from the backend's seed.
+
+        Returns
+        -------
+        list of dict of str to int
+            ``counts[i][bits]`` is how often circuit ``i`` gave ``bits``; ``bits`` covers
+            all classical bits of the circuit, clbit 0 rightmost, no spaces.
+        """
+        ...
+
+
+class Execution(NamedTuple):
+    """What :meth:`BaseBackend._execute` returns.
+
+    Attributes
+    ----------
+    counts : list of dict of str to int
+        One counts dict per circuit, keyed as in :meth:`QuantumBackend.run`.
+    window : tuple of (float, float) or None
+        ``(started, ended)`` in Unix epoch seconds as reported by the device, or
+        ``None`` when it reports nothing (the wall time of the execution is used).
+    """
+
+    counts: list[dict[str, int]]
+    window: tuple[float, float] | None = None
+
+
+def counts_from_result(result: Result, num_circuits: int) -> list[dict[str, int]]:
+    """Return the counts of every experiment in a qiskit ``Result``, without register spaces.
+
+    Parameters
+    ----------
+    result : qiskit.result.Result
+        Result holding ``num_circuits`` experiments.
+    num_circuits : int
+        Number of experiments.
+
+    Returns
+    -------
+    list of dict of str to int
+    """
+    return [
+        {bits.replace(" ", ""): int(count) for bits, count in result.get_counts(index).items()}
+        for index in range(num_circuits)
+    ]
+
+
+class BaseBackend(ABC):
+    """Shared behaviour of every backend; subclasses implement :meth:`_execute`.
+
+    Parameters
+    ----------
+    device : qiskit.providers.BackendV2
+        Device whose native gates and coupling map circuits are transpiled to.
+    name : str
+        Backend name, used in error messages.
+    num_qubits : int or None, optional
+        Accept circuits of at most this many qubits (at most the device's qubits);
+        ``None`` (default) means all of the device's qubits.
+    sleep_factor : float, optional
+        alpha >= 0: after each execution the caller sleeps alpha times the execution's
+        quantum seconds, emulating classical work between quantum calls. Default 0.
+    seed : int or None, optional
+        Transpiler seed, and seed of the generator that draws per-run simulator seeds,
+        so a sequence of runs is reproducible while successive runs differ. Default
+        ``None``.
+    label : str or None, optional
+        Label of the timing records; default ``name``.
+
+    Raises
+    ------
+    InvalidParameterError
+        If an argument is out of range.
+    """
+
+    def __init__(
+        self,
+        device: BackendV2,
+        *,
+        name: str,
+        num_qubits: int | None = None,
+        sleep_factor: float = 0.0,
+        seed: int | None = None,
+        label: str | None = None,
+    ) -> None:
+        self.device = device
+        self.name = name
+        self.num_qubits = device.num_qubits if num_qubits is None else self._check_cap(num_qubits)
+        self.sleep_factor = check_sleep_factor(sleep_factor)
+        self.seed = check_seed(seed)
+        self.label = name if label is None else label
+        self.timings: list[TimingRecord] = []
+        self._rng = np.random.default_rng(self.seed)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(name={self.name!r}, num_qubits={self.num_qubits})"
+
+    def _check_cap(self, num_qubits: object) -> int:
+        num_qubits = check_positive_int("num_qubits", num_qubits)
+        if num_qubits > self.device.num_qubits:
+            raise InvalidParameterError(
+                f"num_qubits must be <= {self.device.num_qubits} (the qubits of backend "
+                f"'{self.name}'), got {num_qubits}"
+            )
+        return num_qubits
+
+    @functools.cached_property
+    def _pass_manager(self) -> StagedPassManager:
+        # Built once: generating a preset pass manager loads every transpiler plugin.
+        return generate_preset_pass_manager(backend=self.device, seed_transpiler=self.seed)
+
+    def transpile(self, circuits: QuantumCircuit | Sequence[QuantumCircuit]) -> list[QuantumCircuit]:
+        """Transpile circuits to the device's native gates and coupling map (seeded by ``seed``).
+
+        Measurements keep writing the caller's clbits, so counts of the transpiled
+        circuits are keyed in the caller's qubit order.
+
+        Parameters
+        ----------
+        circuits : QuantumCircuit or sequence of QuantumCircuit
+            Measured circuits no wider than :attr:`num_qubits`.
+
+        Returns
+        -------
+        list of QuantumCircuit
+
+        Raises
+        ------
+        InvalidParameterError
+            If the circuits are invalid.
+        CircuitTooWideError
+            If a circuit is wider than :attr:`num_qubits`.
+        """
+        batch = check_circuits(circuits)
+        check_width(batch, self.num_qubits, self.name)
+        if all(self._is_native(circuit) for circuit in batch):
+            return batch
+        return self._pass_manager.run(batch)
+
+    def _is_native(self, circuit: QuantumCircuit) -> bool:
+        """Whether ``circuit`` already runs as it is: a device with no coupling map and
+        every instruction supported. Skipping the pass manager then also skips loading
+        every transpiler plugin (the IQM one alone costs seconds per process)."""
+        target = self.device.target
+        if target.build_coupling_map() is not None:
+            return False
+        supported = set(target.operation_names) | {"barrier"}
+        return all(instruction.operation.name in supported for instruction in circuit.data)
+
+    def run(
+        self,
+        circuits: QuantumCircuit | Sequence[QuantumCircuit],
+        shots: int,
+        seed: int | None = None,
+    ) -> list[dict[str, int]]:
+        """Check, transpile and execute circuits; record timing; sleep.
+
+        See :meth:`QuantumBackend.run` for parameters and return value. Appends one
+        :class:`~backends.timing.TimingRecord` to :attr:`timings`.
+
+        Raises
+        ------
+        InvalidParameterError
+            If ``circuits``, ``shots`` or ``seed`` is invalid (nothing is submitted).
+        CircuitTooWideError
+            If a circuit is wider than :attr:`num_qubits` (nothing is submitted).
+        """
+        shots = check_positive_int("shots", shots)
+        seed = check_seed(seed)
+        native = self.transpile(circuits)
+        sampling_seed = int(self._rng.integers(2**31)) if seed is None else seed
+
+        submitted = time.time()
+        tic = time.perf_counter()
+        execution = self._execute(native, shots, sampling_seed)
+        started, ended = execution.window or (submitted, submitted + time.perf_counter() - tic)
+
+        quantum_seconds = ended - started
+        sleep_seconds = self.sleep_factor * quantum_seconds
+        time.sleep(sleep_seconds)
+        self.timings.append(
+            TimingRecord(
+                label=self.label,
+                submitted=submitted,
+                started=started,
+                ended=ended,
+                quantum_seconds=quantum_seconds,
+                queue_seconds=max(0.0, started - submitted),
+                sleep_seconds=sleep_seconds,
+                circuits=len(native),
+                shots=shots,
+            )
+        )
+        return execution.counts
+
+    @abstractmethod
+    def _execute(self, circuits: list[QuantumCircuit], shots: int, seed: int) -> Execution:
+        """Run already transpiled circuits on the device.
+
+        Parameters
+        ----------
+        circuits : list of QuantumCircuit
+            Circuits in the device's native gates, one or more.
+        shots : int
+            Shots per circuit.
+        seed : int
+            Simulator seed, for devices that take one.
+
+        Returns
+        -------
+        Execution
+            Counts per circuit and, if the device reports them, its execution timestamps.
+        """

@@ -1,0 +1,145 @@
+"""Timing records: one per backend execution, with JSON Lines I/O and a summary.
+
+Absolute times are Unix epoch seconds (:func:`time.time`), so records written by
+different processes (a worker, the vQPU server) can be compared and merged.
+Durations are seconds as floats.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from backends._validation import check_positive_int
+from backends.errors import InvalidParameterError
+
+__all__ = ["TimingRecord", "write_jsonl", "read_jsonl", "summarize"]
+
+_DURATIONS = ("quantum_seconds", "queue_seconds", "sleep_seconds")
+
+
+@dataclass(frozen=True)
+class TimingRecord:
+    """Timing of one execution (one ``run`` call) on a backend.
+
+    Parameters
+    ----------
+    label : str
+        Free-form label, by default the backend spec (e.g. ``"iqm-fake:adonis"``).
+    submitted : float
+        Unix epoch seconds when the transpiled circuits were handed to the device.
+    started : float
+        Unix epoch seconds when execution started: the device's own timestamp when it
+        reports one, else ``submitted``.
+    ended : float
+        Unix epoch seconds when execution ended: the device's own timestamp when it
+        reports one, else ``submitted`` plus the wall time of the execution.
+    quantum_seconds : float
+        ``ended - started``, seconds >= 0.
+    queue_seconds : float
+        ``started - submitted`` (upload, server-side compilation and queueing), seconds
+        >= 0; 0 for local simulators. Clipped at 0 against clock skew between client
+        and server.
+    sleep_seconds : float
+        Seconds slept after the execution: ``sleep_factor * quantum_seconds``.
+    circuits : int
+        Number of circuits in the execution, >= 1.
+    shots : int
+        Shots per circuit, >= 1.
+
+    Raises
+    ------
+    InvalidParameterError
+        If a duration is negative or ``circuits``/``shots`` is not a positive int.
+    """
+
+    label: str
+    submitted: float
+    started: float
+    ended: float
+    quantum_seconds: float
+    queue_seconds: float
+    sleep_seconds: float
+    circuits: int
+    shots: int
+
+    def __post_init__(self) -> None:
+        for name in _DURATIONS:
+            if not getattr(self, name) >= 0:
+                raise InvalidParameterError(f"{name} must be >= 0 seconds, got {getattr(self, name)!r}")
+        check_positive_int("circuits", self.circuits)
+        check_positive_int("shots", self.shots)
+
+    def to_json(self) -> dict[str, str | float | int]:
+        """Return the record as a JSON-serialisable dict keyed by the field names."""
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, str | float | int]) -> TimingRecord:
+        """Build a record from the dict written by :meth:`to_json`."""
+        return cls(**data)
+
+
+def write_jsonl(records: Iterable[TimingRecord], path: str | os.PathLike[str]) -> None:
+    """Write records to ``path``, one JSON object per line (overwriting the file).
+
+    Parameters
+    ----------
+    records : iterable of TimingRecord
+        Records to write, in order.
+    path : str or path-like
+        Output file.
+    """
+    with open(path, "w", encoding="utf-8") as file:
+        for record in records:
+            file.write(json.dumps(record.to_json()) + "\n")
+
+
+def read_jsonl(path: str | os.PathLike[str]) -> list[TimingRecord]:
+    """Read records written by :func:`write_jsonl`; blank lines are skipped.
+
+    Parameters
+    ----------
+    path : str or path-like
+        Input file.
+
+    Returns
+    -------
+    list of TimingRecord
+    """
+    with open(path, encoding="utf-8") as file:
+        return [TimingRecord.from_json(json.loads(line)) for line in file if line.strip()]
+
+
+def summarize(records: Iterable[TimingRecord]) -> dict[str, int | float]:
+    """Totals and means over executions.
+
+    Parameters
+    ----------
+    records : iterable of TimingRecord
+        Records to summarise.
+
+    Returns
+    -------
+    dict
+        ``executions``, ``circuits`` and ``shots`` (totals; ``shots`` counts every shot
+        of every circuit), and for each of ``quantum``, ``queue`` and ``sleep`` the keys
+        ``total_<kind>_seconds`` and ``mean_<kind>_seconds`` (mean per execution; 0.0
+        when there are no records).
+    """
+    records = list(records)
+    executions = len(records)
+    summary: dict[str, int | float] = {
+        "executions": executions,
+        "circuits": sum(record.circuits for record in records),
+        "shots": sum(record.circuits * record.shots for record in records),
+    }
+    for name in _DURATIONS:
+        kind = name.removesuffix("_seconds")
+        total = float(sum(getattr(record, name) for record in records))
+        summary[f"total_{kind}_seconds"] = total
+        summary[f"mean_{kind}_seconds"] = total / executions if executions else 0.0
+    return summary
