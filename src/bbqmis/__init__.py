@@ -10,18 +10,38 @@ from .classical import greedy_independent_set, maximum_independent_set
 from .errors import BBQMISError, GraphFormatError, InvalidParameterError, SearchError
 from .problem import MISProblem, bits_from_strings
 from .readwrite import parse_dimacs, parse_edgelist, read_graph
+from .samplers import (
+    AnnealingSampler,
+    ExactSampler,
+    GreedySampler,
+    MISSampler,
+    QAOASampler,
+    RandomSampler,
+    get_sampler,
+)
+from .search import ColoringResult, color_graph, verify_coloring
 
 __all__ = [
+    "AnnealingSampler",
     "BBQMISError",
+    "ColoringResult",
+    "ExactSampler",
+    "GreedySampler",
+    "MISSampler",
+    "QAOASampler",
+    "RandomSampler",
     "GraphFormatError",
     "InvalidParameterError",
     "MISProblem",
     "SearchError",
     "bits_from_strings",
+    "color_graph",
+    "get_sampler",
     "greedy_independent_set",
     "maximum_independent_set",
     "parse_dimacs",
     "parse_edgelist",
     "qaoa",
     "read_graph",
+    "verify_coloring",
 ]

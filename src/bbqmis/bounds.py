@@ -1,0 +1,186 @@
+"""Lower and upper bounds on the chromatic number.
+
+Lower bounds are computed per connected component (the chromatic number of a graph is
+the largest of its components') and every real-valued bound is rounded *up* with a
+small tolerance for floating-point error: a bound of 2.9999999999 proves 3 colours.
+
+The search evaluates bounds for thousands of residual graphs, so the work is done on
+boolean adjacency matrices (:func:`adjacency_bounds`, :func:`dsatur`);
+:func:`chromatic_lower_bound` is the convenience entry point for a networkx graph.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import astuple, dataclass
+
+import networkx as nx
+import numpy as np
+from scipy.sparse.csgraph import connected_components
+
+__all__ = ["ChromaticBounds", "adjacency_bounds", "chromatic_lower_bound", "dsatur", "greedy_clique"]
+
+#: Tolerance when rounding a real-valued bound up to an integer.
+_EPS = 1e-9
+
+
+@dataclass(frozen=True)
+class ChromaticBounds:
+    """Lower bounds on the chromatic number of one graph (already rounded up).
+
+    Attributes
+    ----------
+    clique : int
+        Size of the largest clique found.
+    odd_cycle : int
+        3 if some component is not bipartite, 2 if there is an edge, else ``min(n, 1)``.
+    hoffman, edwards, inertia : int
+        Spectral bounds ``1 - lmax/lmin`` (Hoffman), ``n / (n - lmax)`` (Edwards and
+        Elphick) and ``1 + max(n+/n-, n-/n+)`` (inertia; Elphick and Wocjan, Electron.
+        J. Combin. 24, 2017), with ``lmax``, ``lmin`` the extreme adjacency eigenvalues
+        and ``n+``, ``n-`` the numbers of positive and negative ones.
+    """
+
+    clique: int = 0
+    odd_cycle: int = 0
+    hoffman: int = 0
+    edwards: int = 0
+    inertia: int = 0
+
+    @property
+    def value(self) -> int:
+        """The best (largest) of the bounds."""
+        return max(astuple(self))
+
+    def combine(self, other: ChromaticBounds) -> ChromaticBounds:
+        """Bounds of a disjoint union: the larger of each."""
+        return ChromaticBounds(*map(max, astuple(self), astuple(other)))
+
+
+def _ceil(x: float) -> int:
+    return math.ceil(x - _EPS)
+
+
+def greedy_clique(adjacency: np.ndarray) -> int:
+    """Size of a large clique: from every vertex, repeatedly add the candidate with most candidate neighbours.
+
+    Parameters
+    ----------
+    adjacency : ndarray of shape (n, n), dtype bool
+
+    Returns
+    -------
+    int
+        A lower bound on the clique number (exact on many sparse graphs).
+    """
+    best = min(len(adjacency), 1)
+    for start in range(len(adjacency)):
+        candidates, size = adjacency[start].copy(), 1
+        while candidates.any():
+            inside = np.where(candidates, adjacency[:, candidates].sum(1), -1)
+            pick = int(np.argmax(inside))
+            candidates &= adjacency[pick]
+            size += 1
+        best = max(best, size)
+    return best
+
+
+def _component_bounds(adjacency: np.ndarray) -> ChromaticBounds:
+    n = len(adjacency)
+    if not adjacency.any():
+        return ChromaticBounds(clique=min(n, 1), odd_cycle=min(n, 1))
+    eigenvalues = np.linalg.eigvalsh(adjacency.astype(float))
+    lmin, lmax = eigenvalues[0], eigenvalues[-1]
+    tol = 1e-9 * lmax
+    positive, negative = int((eigenvalues > tol).sum()), int((eigenvalues < -tol).sum())
+    # A connected graph is bipartite iff its spectrum is symmetric (lmin = -lmax); only a
+    # clearly asymmetric one is called non-bipartite, so rounding errs on the safe side.
+    bipartite = lmax + lmin <= 1e-7 * lmax
+    return ChromaticBounds(
+        clique=greedy_clique(adjacency),
+        odd_cycle=2 if bipartite else 3,
+        hoffman=_ceil(1 - lmax / lmin),
+        edwards=_ceil(n / (n - lmax)),
+        inertia=_ceil(1 + max(positive / negative, negative / positive)),
+    )
+
+
+def adjacency_bounds(adjacency: np.ndarray) -> ChromaticBounds:
+    """Lower bounds of the graph with this adjacency matrix, the best over its components.
+
+    Parameters
+    ----------
+    adjacency : ndarray of shape (n, n), dtype bool
+        Symmetric, zero diagonal.
+
+    Returns
+    -------
+    ChromaticBounds
+    """
+    bounds = ChromaticBounds()
+    if len(adjacency) == 0:
+        return bounds
+    count, labels = connected_components(adjacency, directed=False)
+    for label in range(count):
+        members = np.flatnonzero(labels == label)
+        bounds = bounds.combine(_component_bounds(adjacency[np.ix_(members, members)]))
+    return bounds
+
+
+def chromatic_lower_bound(graph: nx.Graph) -> ChromaticBounds:
+    """Lower bounds on the chromatic number of ``graph``, with an exact clique number.
+
+    Parameters
+    ----------
+    graph : networkx.Graph
+
+    Returns
+    -------
+    ChromaticBounds
+        ``.value`` is the best bound; 0 for the empty graph.
+
+    Examples
+    --------
+    >>> chromatic_lower_bound(nx.cycle_graph(5)).value
+    3
+    >>> chromatic_lower_bound(nx.complete_graph(4)).clique
+    4
+    """
+    bounds = adjacency_bounds(nx.to_numpy_array(graph, dtype=bool, weight=None))
+    if graph.number_of_nodes() == 0:
+        return bounds
+    clique = len(nx.max_weight_clique(graph, weight=None)[0])
+    return ChromaticBounds(max(clique, bounds.clique), *astuple(bounds)[1:])
+
+
+def dsatur(adjacency: np.ndarray) -> np.ndarray:
+    """DSATUR colouring (Brélaz 1979) of an adjacency matrix.
+
+    The uncoloured vertex with the most distinct neighbour colours goes next (ties:
+    the larger degree, then the lower index) and takes the smallest free colour. Same
+    rule as networkx's ``greedy_color(strategy="DSATUR")``, vectorised: the search runs
+    it on many residual graphs, where this is about 20 times faster.
+
+    Parameters
+    ----------
+    adjacency : ndarray of shape (n, n), dtype bool
+
+    Returns
+    -------
+    colors : ndarray of shape (n,), dtype int
+        Colours ``0..k-1``.
+    """
+    n = len(adjacency)
+    colors = np.full(n, -1)
+    forbidden = np.zeros((n, n + 1), dtype=bool)
+    saturation = np.zeros(n, dtype=np.int64)
+    key_degree = adjacency.sum(1)
+    for _ in range(n):
+        key = np.where(colors < 0, saturation * (n + 1) + key_degree, -1)
+        v = int(np.argmax(key))
+        color = int(np.argmin(forbidden[v]))
+        colors[v] = color
+        neighbours = adjacency[v] & (colors < 0)
+        saturation[neighbours & ~forbidden[:, color]] += 1
+        forbidden[neighbours, color] = True
+    return colors
