@@ -1,0 +1,170 @@
+import itertools
+import json
+from concurrent.futures import ProcessPoolExecutor
+
+import networkx as nx
+import pytest
+
+from bbqmis import InvalidParameterError, SearchError, color_graph, read_graph, verify_coloring
+from bbqmis.search import ColoringResult
+
+DATA = "data/graphs"
+
+
+def chromatic_number(graph: nx.Graph) -> int:
+    """Brute force, for graphs of a few vertices."""
+    nodes = list(graph)
+    for k in range(1, len(nodes) + 1):
+        for colors in itertools.product(range(k), repeat=len(nodes)):
+            assignment = dict(zip(nodes, colors, strict=True))
+            if all(assignment[u] != assignment[v] for u, v in graph.edges):
+                return k
+    return 0
+
+
+def check(graph: nx.Graph, result: ColoringResult, chi: int) -> None:
+    labels = {v: graph.nodes[v].get("label", v) for v in graph}
+    verify_coloring(graph, {v: result.coloring[labels[v]] for v in graph})
+    assert len(set(result.coloring.values())) == result.num_colors
+    assert result.lower_bound <= chi <= result.num_colors
+    if result.optimal:
+        assert result.num_colors == chi == result.lower_bound
+
+
+KNOWN = [
+    *((f"K{n}", nx.complete_graph(n), n) for n in range(1, 6)),
+    ("C7", nx.cycle_graph(7), 3),
+    ("C8", nx.cycle_graph(8), 2),
+    ("bipartite", nx.bipartite.random_graph(6, 7, 0.5, seed=3), 2),
+    *((f"mycielski{k}", nx.mycielski_graph(k), k) for k in range(2, 6)),
+    ("petersen", nx.petersen_graph(), 3),
+]
+
+
+@pytest.mark.parametrize("sampler", ["exact", "greedy", "anneal"])
+@pytest.mark.parametrize(("name", "graph", "chi"), KNOWN, ids=[k[0] for k in KNOWN])
+def test_known_chromatic_numbers_are_proven(name, graph, chi, sampler):
+    result = color_graph(graph, sampler=sampler, seed=0)
+    check(graph, result, chi)
+    assert result.optimal and result.num_colors == chi
+
+
+def test_qaoa_sampler_proves_small_graphs():
+    for graph, chi in [(nx.mycielski_graph(4), 4), (nx.cycle_graph(5), 3)]:
+        result = color_graph(graph, sampler="qaoa", seed=1)
+        check(graph, result, chi)
+        assert result.optimal
+
+
+def test_random_graphs_against_brute_force(graphs):
+    for graph in graphs(12, seed=21, max_nodes=8):
+        chi = chromatic_number(graph)
+        result = color_graph(graph, sampler="exact", seed=2)
+        check(graph, result, chi)
+        assert result.optimal and result.num_colors == chi
+
+
+@pytest.mark.parametrize(("name", "chi"), [("myciel3", 4), ("myciel4", 5), ("queen5_5", 5), ("huck", 11), ("anna", 11)])
+def test_bundled_dimacs_graphs_are_proven_exactly(name, chi):
+    graph = read_graph(f"{DATA}/{name}.col")
+    result = color_graph(graph, sampler="exact", seed=0, time_limit=120)
+    check(graph, result, chi)
+    assert result.optimal and result.num_colors == chi
+    # Keyed by the original DIMACS labels 1..n.
+    assert sorted(result.coloring) == list(range(1, graph.number_of_nodes() + 1))
+
+
+def test_depth_first_strategy_gives_the_same_answer():
+    graph = nx.mycielski_graph(5)
+    result = color_graph(graph, sampler="exact", strategy="depth-first", seed=0)
+    assert result.optimal and result.num_colors == 5
+
+
+def test_node_limit_returns_best_colouring_without_claiming_optimality():
+    graph = nx.mycielski_graph(6)  # chi = 6, bounds give 3 at the root
+    result = color_graph(graph, sampler="exact", node_limit=3, seed=0)
+    check(graph, result, 6)
+    assert not result.optimal
+    assert result.stats["stop_reason"] == "node-limit"
+    assert result.stats["nodes_explored"] == 3
+    assert result.stats["open_nodes"] > 0
+
+
+def test_time_limit_stops_the_search():
+    graph = nx.mycielski_graph(6)
+    result = color_graph(graph, sampler="exact", time_limit=1.0, seed=0)
+    assert result.stats["stop_reason"] == "time-limit"
+    assert result.stats["seconds"] < 10
+    check(graph, result, 6)
+
+
+def test_heuristic_mode_never_claims_what_it_cannot_prove():
+    graph = nx.mycielski_graph(5)  # root lower bound 3 < chi = 5
+    result = color_graph(graph, sampler="greedy", exhaustive=False, seed=0)
+    check(graph, result, 5)
+    assert not result.optimal and result.lower_bound == result.stats["root_lower_bound"]
+    assert result.stats["exhaustive"] is False
+
+
+def test_bounds_met_at_the_root_needs_no_search():
+    result = color_graph(nx.complete_graph(6), sampler="exact")
+    assert result.optimal and result.stats["stop_reason"] == "bounds-met"
+    assert result.stats["nodes_explored"] == 0
+
+
+def test_result_json_has_exactly_the_documented_keys():
+    graph = nx.relabel_nodes(nx.cycle_graph(5), {i: f"v{i}" for i in range(5)})
+    result = color_graph(graph, sampler="exact")
+    data = json.loads(json.dumps(result.to_json()))
+    assert set(data) == {"coloring", "num_colors", "lower_bound", "optimal", "stats"}
+    assert set(data["coloring"]) == {f"v{i}" for i in range(5)}
+    assert data["num_colors"] == 3 and data["optimal"] is True
+
+
+def test_empty_graph():
+    result = color_graph(nx.Graph(), sampler="exact")
+    assert (result.num_colors, result.lower_bound, result.optimal, result.coloring) == (0, 0, True, {})
+
+
+@pytest.mark.parametrize(
+    ("graph", "kwargs", "message"),
+    [
+        (nx.DiGraph([(0, 1)]), {}, "graph must be an undirected simple networkx.Graph"),
+        (nx.Graph([(0, 0)]), {}, "graph has a self-loop at 0: it cannot be coloured"),
+        (nx.path_graph(3), {"strategy": "random"}, "strategy must be one of 'best-first', 'depth-first'; got 'random'"),
+        (nx.path_graph(3), {"node_limit": 0}, "node_limit must be a positive integer, got 0"),
+        (nx.path_graph(3), {"sampler": "magic"}, "sampler must be one of"),
+    ],
+)
+def test_bad_input_is_rejected(graph, kwargs, message):
+    with pytest.raises(InvalidParameterError, match=message):
+        color_graph(graph, **{"sampler": "exact", **kwargs})
+
+
+def test_checkpoint_and_resume_continue_the_search(tmp_path):
+    graph = nx.mycielski_graph(5)
+    path = tmp_path / "search.ckpt"
+    first = color_graph(graph, sampler="exact", node_limit=2, checkpoint=path, seed=0)
+    state = json.loads(path.read_text())
+    assert state["stats"]["nodes_explored"] == 2 and state["open"]
+    resumed = color_graph(graph, sampler="exact", checkpoint=path, resume=True, seed=0)
+    assert resumed.optimal and resumed.num_colors == 5
+    assert resumed.stats["nodes_explored"] > first.stats["nodes_explored"]
+    assert resumed.stats["incumbents"][: len(first.stats["incumbents"])] == first.stats["incumbents"]
+
+
+def test_resume_refuses_a_checkpoint_of_another_graph(tmp_path):
+    path = tmp_path / "search.ckpt"
+    color_graph(nx.mycielski_graph(4), sampler="exact", node_limit=1, checkpoint=path)
+    with pytest.raises(SearchError, match="checkpoint belongs to another graph"):
+        color_graph(nx.cycle_graph(5), sampler="exact", checkpoint=path, resume=True)
+
+
+@pytest.mark.slow
+def test_process_pool_gives_the_same_number_of_colours():
+    graph = read_graph(f"{DATA}/myciel4.col")
+    serial = color_graph(graph, sampler="exact", seed=0)
+    with ProcessPoolExecutor(max_workers=2) as pool:
+        parallel = color_graph(graph, sampler="exact", executor=pool, seed=0)
+    check(graph, parallel, 5)
+    assert parallel.optimal and parallel.num_colors == serial.num_colors == 5
