@@ -1,0 +1,44 @@
+"""Wire cutting for single-layer QAOA: plans, expectation reconstruction and cut-sampling.
+
+One module per pipeline step, each taking the previous step's result:
+:mod:`~cutting.graphs` and :mod:`~cutting.separators` (where to cut),
+:mod:`~cutting.plan` (``cut_qaoa -> CutPlan``), :mod:`~cutting.execute`
+(``run_subexperiments -> CutResults``), :mod:`~cutting.reconstruct` (energies) and
+:mod:`~cutting.sample` (bitstrings). The circuit work is done by qiskit-addon-cutting.
+Bitstrings use qiskit's order: qubit 0 is the rightmost character.
+"""
+
+from .errors import CuttingError, FragmentTooWideError, NoSeparatorError, OverheadTooLargeError
+from .execute import CutResults, FragmentShots, collect, run_subexperiments
+from .graphs import kd_clustered_graph
+from .plan import CutPlan, Fragment, cut_qaoa
+from .reconstruct import EnergyEstimate, energy, expectation, expectation_values, library_arguments
+from .sample import CutSampleResult, draw, quasi_distribution, sample, sample_result
+from .separators import Separation, find_separators
+
+__all__ = [
+    "CutPlan",
+    "CutResults",
+    "CutSampleResult",
+    "CuttingError",
+    "EnergyEstimate",
+    "Fragment",
+    "FragmentShots",
+    "FragmentTooWideError",
+    "NoSeparatorError",
+    "OverheadTooLargeError",
+    "Separation",
+    "collect",
+    "cut_qaoa",
+    "draw",
+    "energy",
+    "expectation",
+    "expectation_values",
+    "find_separators",
+    "kd_clustered_graph",
+    "library_arguments",
+    "quasi_distribution",
+    "run_subexperiments",
+    "sample",
+    "sample_result",
+]

@@ -1,0 +1,166 @@
+"""Run the subexperiments of a :class:`CutPlan` and keep their outcomes as arrays."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import NamedTuple
+
+import numpy as np
+from qiskit.circuit import QuantumCircuit
+
+from bbqmis._validation import check_positive_int
+from bbqmis.qaoa import QAOAAngles
+
+from .plan import CutPlan
+
+__all__ = ["FragmentShots", "CutResults", "collect", "run_subexperiments", "resolve_backend"]
+
+
+class FragmentShots(NamedTuple):
+    """Distinct outcomes of one fragment's subexperiments, as flat arrays of equal length ``r``.
+
+    Attributes
+    ----------
+    experiment : ndarray of shape (r,) of int
+        Subexperiment (coefficient) index ``i``.
+    outcome : ndarray of shape (r,) of int
+        Final bits of the fragment's original qubits; bit ``b`` is ``Fragment.qubits[b]``.
+    sign : ndarray of shape (r,) of float
+        ``(-1)**parity`` of the cut measurements.
+    weight : ndarray of shape (r,) of float
+        Count over the subexperiment's total: the empirical probability of the row.
+    totals : ndarray of shape (8**K,) of float
+        Shots (total count) per subexperiment.
+    """
+
+    experiment: np.ndarray
+    outcome: np.ndarray
+    sign: np.ndarray
+    weight: np.ndarray
+    totals: np.ndarray
+
+
+class CutResults(NamedTuple):
+    """Outcomes of every subexperiment of a plan.
+
+    Attributes
+    ----------
+    counts : dict of int to list of dict[str, float]
+        Raw counts per fragment label, one dict per subexperiment in coefficient order,
+        keyed by bitstrings over all classical bits (clbit ``k`` is character ``key[-1-k]``).
+    fragments : dict of int to FragmentShots
+        The same data as arrays.
+    """
+
+    counts: dict[int, list[dict[str, float]]]
+    fragments: dict[int, FragmentShots]
+
+
+def resolve_backend(backend):
+    """Return ``backend``, or :func:`backends.get_backend` of it when it is a spec string."""
+    if isinstance(backend, str):
+        from backends import get_backend
+
+        return get_backend(backend)
+    return backend
+
+
+def register_values(circuit: QuantumCircuit, keys: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Integer values of the ``observable_measurements`` and ``qpd_measurements`` registers.
+
+    Parameters
+    ----------
+    circuit : QuantumCircuit
+        A subexperiment.
+    keys : list of str
+        Bitstrings over all its classical bits, qiskit order, no spaces.
+
+    Returns
+    -------
+    observable, qpd : ndarrays of shape (len(keys),) of int
+        Register ``r``'s bit ``j`` is bit ``j`` of the integer.
+    """
+    width = circuit.num_clbits
+    chars = np.frombuffer("".join(keys).encode("ascii"), dtype=np.uint8).reshape(len(keys), width) - ord("0")
+    values = []
+    for name in ("observable_measurements", "qpd_measurements"):
+        register = next((r for r in circuit.cregs if r.name == name), [])
+        columns = [width - 1 - circuit.find_bit(bit).index for bit in register]
+        values.append(chars[:, columns].astype(np.int64) @ (1 << np.arange(len(columns), dtype=np.int64)))
+    return values[0], values[1]
+
+
+def collect(plan: CutPlan, counts: dict[int, list[dict[str, float]]]) -> CutResults:
+    """Turn per-subexperiment counts into :class:`CutResults`.
+
+    Parameters
+    ----------
+    plan : CutPlan
+    counts : dict of int to list of dict[str, float]
+        For every fragment label, one counts dict per subexperiment, in the order of
+        ``plan.subexperiments[label]``. Values may be integer counts or probabilities
+        (exact fragment distributions); rows are normalised per subexperiment.
+
+    Returns
+    -------
+    CutResults
+    """
+    fragments = {}
+    for label, circuits in plan.subexperiments.items():
+        parts = []
+        for i, (circuit, table) in enumerate(zip(circuits, counts[label], strict=True)):
+            keys = list(table)
+            outcome, qpd = register_values(circuit, keys)
+            number = np.fromiter(table.values(), dtype=float, count=len(keys))
+            parts.append((np.full(len(keys), i), outcome, 1.0 - 2.0 * (np.bitwise_count(qpd) & 1), number))
+        experiment, outcome, sign, number = (np.concatenate(column) for column in zip(*parts, strict=True))
+        totals = np.bincount(experiment, weights=number, minlength=len(circuits))
+        fragments[label] = FragmentShots(experiment, outcome, sign, number / totals[experiment], totals)
+    return CutResults(counts, fragments)
+
+
+def _angles(angles) -> tuple[float, float]:
+    if isinstance(angles, QAOAAngles):
+        return angles.gamma, angles.beta
+    gamma, beta = angles
+    return float(gamma), float(beta)
+
+
+def run_subexperiments(plan: CutPlan, angles, backend, shots: int, seed=None) -> CutResults:
+    """Bind the angles, run every subexperiment once on ``backend`` and collect the counts.
+
+    Parameters
+    ----------
+    plan : CutPlan
+    angles : QAOAAngles or (gamma, beta)
+    backend : str or backends.QuantumBackend
+        A spec string is resolved with :func:`backends.get_backend`.
+    shots : int
+        Shots per subexperiment (the run costs ``shots * plan.num_subexperiments``).
+    seed : int, optional
+        Simulator and transpiler seed, passed to ``backend.run``.
+
+    Returns
+    -------
+    CutResults
+        Identical circuits (``plan.twins``) share their pooled counts, so a term whose
+        circuit appears ``m`` times is estimated from ``m * shots`` shots; this keeps the
+        estimates unbiased and lowers their variance at no extra cost.
+    """
+    shots = check_positive_int(shots, "shots")
+    gamma, beta = _angles(angles)
+    binding = dict(zip(plan.parameters, (gamma, beta), strict=True))
+    labels = list(plan.subexperiments)
+    circuits = [
+        c.assign_parameters(binding, strict=False) for label in labels for c in plan.subexperiments[label]
+    ]
+    flat = resolve_backend(backend).run(circuits, shots=shots, seed=seed)
+    counts, start = {}, 0
+    for label in labels:
+        twins = plan.twins[label]
+        pooled = [Counter() for _ in twins]
+        for i, table in zip(twins, flat[start : start + twins.size], strict=True):
+            pooled[i].update(table)
+        counts[label] = [dict(pooled[i]) for i in twins]
+        start += twins.size
+    return collect(plan, counts)
