@@ -18,6 +18,8 @@ import networkx as nx
 import numpy as np
 from scipy.sparse.csgraph import connected_components
 
+from .errors import InvalidParameterError
+
 __all__ = ["ChromaticBounds", "adjacency_bounds", "chromatic_lower_bound", "dsatur", "greedy_clique"]
 
 #: Tolerance when rounding a real-valued bound up to an integer.
@@ -146,6 +148,9 @@ def chromatic_lower_bound(graph: nx.Graph) -> ChromaticBounds:
     >>> chromatic_lower_bound(nx.complete_graph(4)).clique
     4
     """
+    loops = list(nx.selfloop_edges(graph))
+    if loops:
+        raise InvalidParameterError(f"graph has a self-loop at {loops[0][0]!r}: it has no proper colouring")
     bounds = adjacency_bounds(nx.to_numpy_array(graph, dtype=bool, weight=None))
     if graph.number_of_nodes() == 0:
         return bounds

@@ -66,7 +66,7 @@ def make_executor(kind: str = "auto", workers: int | None = None) -> Iterator[Ex
     ------
     Executor, or None on MPI ranks other than 0 (they serve tasks meanwhile).
     """
-    kind = check_choice(kind, "executor", KINDS)
+    kind = check_choice(kind, "kind", KINDS)
     if workers is not None:
         workers = check_positive_int(workers, "workers")
     if kind == "auto":

@@ -14,6 +14,8 @@ Samplers by name (see :func:`get_sampler`): ``"qaoa"``, ``"exact"``, ``"greedy"`
 
 from __future__ import annotations
 
+import itertools
+import math
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -90,16 +92,13 @@ def maximal_independent_sets(graph: nx.Graph, limit: int | None = None) -> tuple
     complete : bool
         False when ``limit`` cut the enumeration short.
     """
-    sets = [frozenset()]
+    parts = []
     for nodes in sorted(nx.connected_components(graph), key=min):
-        component = graph.subgraph(nodes)
-        parts = [frozenset(c) for c in nx.find_cliques(nx.complement(component))]
-        parts.sort(key=lambda s: (-len(s), sorted(map(str, s))))
-        if limit is not None and len(sets) * len(parts) > limit:
-            merged = [a | b for a in sets for b in parts[: max(1, limit // len(sets))]][:limit]
-            return merged, False
-        sets = [a | b for a in sets for b in parts]
-    return sets, True
+        found = [frozenset(c) for c in nx.find_cliques(nx.complement(graph.subgraph(nodes)))]
+        parts.append(sorted(found, key=lambda s: (-len(s), sorted(map(str, s)))))
+    total = math.prod(map(len, parts))
+    count = total if limit is None else min(total, limit)
+    return [frozenset().union(*combo) for combo in itertools.islice(itertools.product(*parts), count)], count == total
 
 
 class ExactSampler:
@@ -263,6 +262,9 @@ class QAOASampler(_BitstringSampler):
         Passed to the backend: sleep alpha x quantum seconds after each execution.
     cut : bool, default=True
         Use circuit cutting for components wider than ``max_qubits``.
+    max_cut_overhead : float, default=256.0
+        Largest sampling overhead ``16**cuts`` accepted (256: two wire cuts); a wider
+        plan falls back to annealing.
     """
 
     def __init__(
@@ -274,6 +276,7 @@ class QAOASampler(_BitstringSampler):
         max_sets: int = 64,
         sleep_factor: float = 0.0,
         cut: bool = True,
+        max_cut_overhead: float = 256.0,
     ):
         super().__init__(shots, max_sets)
         if not isinstance(backend, str):
@@ -283,6 +286,7 @@ class QAOASampler(_BitstringSampler):
         self.penalty = float(penalty)
         self.sleep_factor = check_nonnegative(sleep_factor, "sleep_factor")
         self.cut = bool(cut)
+        self.max_cut_overhead = check_nonnegative(max_cut_overhead, "max_cut_overhead")
 
     def _device(self):
         return _backend(self.backend, (("sleep_factor", self.sleep_factor),))
@@ -309,8 +313,8 @@ class QAOASampler(_BitstringSampler):
             import cutting
 
             try:
-                plan = cutting.cut_qaoa(problem, width)
-            except ValueError:
+                plan = cutting.cut_qaoa(problem, width, max_overhead=self.max_cut_overhead)
+            except cutting.CuttingError:  # no separator, too costly, or a layout cut_wires cannot take
                 pass
             else:
                 stats["cut_components"] += 1
@@ -337,7 +341,8 @@ class _CallableSampler:
         self.function = function
 
     def sample(self, graph, seed=None):
-        return Samples([frozenset(s) for s in self.function(graph, seed)], False, Counter(calls=1))
+        sets = dict.fromkeys(frozenset(s) for s in self.function(graph, seed))
+        return Samples(list(sets), False, Counter(calls=1))
 
 
 def get_sampler(sampler: str | MISSampler | Callable = "qaoa", **options) -> MISSampler:
