@@ -303,7 +303,7 @@ class QAOASampler(_BitstringSampler):
             counts = self._wide(problem, angles, device, width, seed, rng, stats)
         for record in device.timings[before:]:
             stats["circuits"] += record.circuits
-            stats["shots"] += record.shots
+            stats["shots"] += record.shots * record.circuits
             stats["quantum_seconds"] += record.quantum_seconds
         return counts
 
