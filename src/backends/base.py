@@ -205,19 +205,17 @@ class BaseBackend(ABC):
         """
         batch = check_circuits(circuits)
         check_width(batch, self.num_qubits, self.name)
-        if all(self._is_native(circuit) for circuit in batch):
-            return batch
-        return self._pass_manager.run(batch)
+        return self._pass_manager.run(batch) if self._needs_transpile(batch) else batch
 
-    def _is_native(self, circuit: QuantumCircuit) -> bool:
-        """Whether ``circuit`` already runs as it is: a device with no coupling map and
-        every instruction supported. Skipping the pass manager then also skips loading
+    def _needs_transpile(self, circuits: list[QuantumCircuit]) -> bool:
+        """False when every circuit runs as it is: the device has no coupling map and
+        supports every instruction. Skipping the pass manager then also skips loading
         every transpiler plugin (the IQM one alone costs seconds per process)."""
         target = self.device.target
         if target.build_coupling_map() is not None:
-            return False
+            return True
         supported = set(target.operation_names) | {"barrier"}
-        return all(instruction.operation.name in supported for instruction in circuit.data)
+        return any(op.operation.name not in supported for circuit in circuits for op in circuit.data)
 
     def run(
         self,

@@ -1,0 +1,593 @@
+"""vQPU multiplexing: N concurrent jobs share one (emulated) QPU through the vQPU server.
+
+The experiment of "Three ways to share a QPU" (arXiv:2604.14955) on one machine: for N
+in {1, 2, 4, 8} concurrent identical jobs and sleep factor alpha in {0, 1, 2, 4} (each
+job sleeps alpha x quantum time after every circuit, emulating classical work), measure
+
+- occupancy: device busy time / span of the point (from the server's accounting DB);
+- total time: first job start to last job end;
+- quantum time: device seconds spent on the point's batches;
+- mean queue time: mean wait of a batch behind other jobs' batches;
+- job runtimes (violin plot), and the co-scheduling baseline N x T1 (jobs one after
+  another, T1 = runtime of a lone job at the same alpha).
+
+The default workload is a loop of K small QAOA-like circuits per job through the vQPU
+client; the server's ``--latency`` emulates the device time, so runs are fast and
+repeatable. ``--workload "python -m bbqmis GRAPH ..."`` runs a command instead (the
+backend argument ``--backend vqpu:URL`` is appended). ``--slurm`` submits the jobs
+through ``examples/slurm/submit.sh`` to a Slurm started with ``examples/slurm/start.sh``.
+
+``--soak`` runs the robustness check instead: C clients submit B batches in total, one
+client is killed and the server is restarted mid-run; every accepted batch must be
+answered exactly once and the other clients must finish undisturbed.
+
+Examples
+--------
+    python benchmarks/vqpu_multiplexing.py                 # small grid, a few minutes
+    python benchmarks/vqpu_multiplexing.py --full          # R=3 repeats, K=20 circuits
+    python benchmarks/vqpu_multiplexing.py --soak --clients 16 --batches 1000
+
+Prints a table and one final JSON line; writes CSV and figures to ``--out``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import csv
+import itertools
+import json
+import os
+import shlex
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+
+from backends.vqpu.report import summarize  # noqa: E402
+from backends.vqpu.store import read_batches  # noqa: E402
+
+ServerCommand = Callable[..., list[str]]
+
+
+def default_server_command(backend: str = "aer") -> ServerCommand:
+    """``python -m backends.vqpu serve --backend BACKEND --port P --db DB [args]``."""
+
+    def command(db, port, *args) -> list[str]:
+        return [
+            sys.executable,
+            "-m",
+            "backends.vqpu",
+            "serve",
+            "--backend",
+            backend,
+            "--port",
+            str(port),
+            "--db",
+            str(db),
+            *args,
+        ]
+
+    return command
+
+
+def _env() -> dict[str, str]:
+    return {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), os.environ.get("PYTHONPATH", "")]),
+    }
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class Server:
+    """A vQPU server subprocess on a fixed loopback port that can be killed and restarted."""
+
+    def __init__(self, command: ServerCommand, db: Path, *args: str, port: int | None = None):
+        self.command, self.db, self.args = command, db, args
+        self.port = port or _free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.process: subprocess.Popen | None = None
+
+    def start(self, timeout: float = 120.0) -> None:
+        log = open(f"{self.db}.server.log", "ab")
+        self.process = subprocess.Popen(
+            self.command(self.db, self.port, *self.args), stdout=log, stderr=subprocess.STDOUT, env=_env()
+        )
+        log.close()
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"server exited with {self.process.returncode}; see {self.db}.server.log")
+            with contextlib.suppress(httpx.TransportError):
+                httpx.get(f"{self.url}/health", timeout=2)
+                return
+            time.sleep(0.1)
+        raise RuntimeError(f"server not up within {timeout} s")
+
+    def kill(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGKILL)
+            self.process.wait(timeout=10)
+
+    @contextlib.contextmanager
+    def running(self) -> Iterator[Server]:
+        self.start()
+        try:
+            yield self
+        finally:
+            self.kill()
+
+
+# ----------------------------------------------------------------------------- workers (subprocesses)
+def qaoa_like(num_qubits: int, gamma: float, beta: float):
+    """A p=1 QAOA-shaped circuit on a ring: H, RZZ(gamma) per edge, RX(2 beta), measure."""
+    from qiskit import QuantumCircuit
+
+    circuit = QuantumCircuit(num_qubits, num_qubits)
+    circuit.h(range(num_qubits))
+    for q in range(num_qubits):
+        circuit.rzz(gamma, q, (q + 1) % num_qubits)
+    circuit.rx(2 * beta, range(num_qubits))
+    circuit.measure(range(num_qubits), range(num_qubits))
+    return circuit
+
+
+def worker(args: argparse.Namespace) -> None:
+    """One job: K circuits through ``vqpu:URL`` with sleep factor alpha; prints start/end as JSON."""
+    import numpy as np
+
+    from backends import get_backend
+
+    backend = get_backend(f"vqpu:{args.url}", job=args.job, sleep_factor=args.sleep_factor, seed=args.seed)
+    rng = np.random.default_rng(args.seed)
+    circuits = [qaoa_like(args.qubits, *rng.uniform(0, np.pi, 2)) for _ in range(args.circuits)]
+    if args.barrier:
+        print("ready", flush=True)
+        sys.stdin.readline()
+    start = time.time()
+    for circuit in circuits:
+        backend.run(circuit, args.shots)
+    print(json.dumps({"job": args.job, "start": start, "end": time.time()}), flush=True)
+
+
+def soak_worker(args: argparse.Namespace) -> None:
+    """Submit B batches one after another; print one JSON line per answered batch."""
+    from backends.vqpu.api import VQPUSession
+    from backends.vqpu.wire import encode_circuits
+
+    payload = encode_circuits([qaoa_like(3, 0.4, 0.3)])
+    with VQPUSession(args.url, job=args.job, deadline=120) as session:
+        for _ in range(args.batches):
+            batch = session.execute(payload, 16)
+            print(
+                json.dumps(
+                    {"id": batch["id"], "key": batch["key"], "shots": sum(batch["counts"][0].values())}
+                ),
+                flush=True,
+            )
+
+
+# ----------------------------------------------------------------------------- one point of the grid
+def _worker_command(url, job, alpha, args, barrier=True) -> list[str]:
+    command = [
+        sys.executable,
+        str(Path(__file__).resolve()),
+        "--worker",
+        "--url",
+        url,
+        "--job",
+        job,
+        "--sleep-factor",
+        str(alpha),
+        "--circuits",
+        str(args.circuits),
+        "--qubits",
+        str(args.qubits),
+        "--shots",
+        str(args.shots),
+        "--seed",
+        str(args.seed),
+    ]
+    return command + (["--barrier"] if barrier else [])
+
+
+def run_local(url: str, jobs: list[str], alpha: float, args) -> list[dict]:
+    """Start one worker process per job, release them together, return their start/end records."""
+    if args.workload:
+        tic = time.time()
+        processes = [
+            subprocess.Popen(
+                shlex.split(args.workload) + ["--backend", f"vqpu:{url}", "--sleep-factor", str(alpha)],
+                env={**_env(), "SLURM_JOB_ID": job},
+                stdout=subprocess.DEVNULL,
+            )
+            for job in jobs
+        ]
+        records = []
+        for job, process in zip(jobs, processes, strict=True):
+            process.wait()
+            records.append({"job": job, "start": tic, "end": time.time()})
+        return records
+    processes = [
+        subprocess.Popen(
+            _worker_command(url, job, alpha, args),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            env=_env(),
+        )
+        for job in jobs
+    ]
+    for process in processes:
+        assert process.stdout.readline().strip() == "ready"
+    for process in processes:
+        process.stdin.write("go\n")
+        process.stdin.flush()
+    records = [json.loads(process.stdout.readline()) for process in processes]
+    for process in processes:
+        process.wait(timeout=60)
+    return records
+
+
+def run_slurm(url: str, jobs: list[str], alpha: float, args) -> list[dict]:
+    """Submit the jobs with examples/slurm/submit.sh (needs SLURM_CONF); wait; read their records."""
+    out = Path(args.out) / "slurm"
+    out.mkdir(parents=True, exist_ok=True)
+    records = []
+    ids = []
+    for job in jobs:
+        command = shlex.join(_worker_command(url, job, alpha, args, barrier=False))
+        result = subprocess.run(
+            ["bash", str(ROOT / "examples/slurm/submit.sh"), "1", url],
+            env={**_env(), "VQPU_COMMAND": command, "OUTPUT_DIR": str(out)},
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        ids.append(result.stdout.split()[-1])
+    deadline = time.monotonic() + 600
+    while subprocess.run(
+        ["squeue", "-h", "-j", ",".join(ids)], capture_output=True, text=True
+    ).stdout.strip():
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"Slurm jobs {ids} not finished within 600 s")
+        time.sleep(0.5)
+    for job_id in ids:
+        lines = (out / f"vqpu-{job_id}.out").read_text().splitlines()
+        records.append(json.loads(next(line for line in reversed(lines) if line.startswith("{"))))
+    return records
+
+
+def measure_point(server: Server, n: int, alpha: float, repeat: int, args) -> dict:
+    """Run N jobs at sleep factor alpha; return the metrics of the point."""
+    jobs = [f"n{n}-a{alpha:g}-r{repeat}-j{i}" for i in range(n)]
+    records = (run_slurm if args.slurm else run_local)(server.url, jobs, alpha, args)
+    batches = [b for b in read_batches(server.db) if b.job in set(jobs)]
+    summary = summarize(batches)
+    runtimes = [r["end"] - r["start"] for r in records]
+    return {
+        "n": n,
+        "alpha": alpha,
+        "repeat": repeat,
+        "total_seconds": max(r["end"] for r in records) - min(r["start"] for r in records),
+        "occupancy": summary.occupancy,
+        "quantum_seconds": summary.quantum_seconds,
+        "mean_queue_seconds": summary.mean_queue_seconds,
+        "runtimes": runtimes,
+        "batches": summary.batches,
+    }
+
+
+def overhead(server: Server, clients: int = 8, batches: int = 25) -> dict:
+    """Round trip minus execution per batch, with ``clients`` threads submitting concurrently."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from backends.vqpu.api import VQPUSession
+    from backends.vqpu.wire import encode_circuits
+
+    payload = encode_circuits([qaoa_like(3, 0.4, 0.3)])
+
+    def client(i: int) -> list[float]:
+        with VQPUSession(server.url, job=f"overhead-{i}") as session:
+            out = []
+            for _ in range(batches):
+                tic = time.time()
+                batch = session.execute(payload, 16)
+                # round trip minus this batch's execution and its wait behind other batches
+                out.append(time.time() - tic - batch["quantum_seconds"] - batch["queue_seconds"])
+            return out
+
+    with ThreadPoolExecutor(clients) as pool:
+        samples = [x for xs in pool.map(client, range(clients)) for x in xs]
+    return {
+        "clients": clients,
+        "batches": len(samples),
+        "median_ms": 1e3 * statistics.median(samples),
+        "p90_ms": 1e3 * statistics.quantiles(samples, n=10)[-1],
+    }
+
+
+# ----------------------------------------------------------------------------- soak
+def soak(
+    clients: int,
+    batches: int,
+    workdir: Path,
+    command: ServerCommand,
+    latency: float = 0.002,
+    timeout: float = 300.0,
+) -> dict:
+    """C clients, B batches in total; kill one client at 1/3 and restart the server at 2/3 of the run.
+
+    Returns
+    -------
+    dict
+        ``accepted``, ``answered``, ``lost``, ``duplicates``, ``rerun``, ``survivors_complete``,
+        ``seconds``; raises ``AssertionError`` if anything was lost or answered twice.
+    """
+    workdir.mkdir(parents=True, exist_ok=True)
+    db = workdir / "soak.sqlite"
+    db.unlink(missing_ok=True)
+    per_client = max(1, batches // clients)
+    server = Server(command, db, "--latency", str(latency), "--max-queue", str(10 * clients))
+    tic = time.monotonic()
+    with server.running():
+        outs = [open(workdir / f"client-{i}.jsonl", "w") for i in range(clients)]
+        processes = [
+            subprocess.Popen(
+                [
+                    sys.executable,
+                    str(Path(__file__).resolve()),
+                    "--soak-worker",
+                    "--url",
+                    server.url,
+                    "--job",
+                    f"soak-{i}",
+                    "--batches",
+                    str(per_client),
+                ],
+                stdout=outs[i],
+                env=_env(),
+            )
+            for i in range(clients)
+        ]
+        total = per_client * clients
+
+        def done() -> int:
+            with contextlib.suppress(httpx.TransportError, ValueError, KeyError):
+                return httpx.get(f"{server.url}/metrics", timeout=5).json()["batches_done"]
+            return 0
+
+        def wait_for(fraction: float) -> None:
+            while done() < fraction * total:
+                if time.monotonic() - tic > timeout:
+                    raise AssertionError(
+                        f"soak: fewer than {fraction:.0%} of {total} batches done in {timeout} s"
+                    )
+                time.sleep(0.05)
+
+        wait_for(1 / 3)
+        processes[0].send_signal(signal.SIGKILL)  # a client dies mid-run
+        wait_for(2 / 3)
+        server.kill()  # the server dies with accepted batches ...
+        server.start()  # ... and comes back on the same database and port
+        for process in processes[1:]:
+            process.wait(timeout=max(1.0, timeout - (time.monotonic() - tic)))
+        processes[0].wait()
+        for out in outs:
+            out.close()
+        while any(
+            b.status in ("queued", "running") for b in read_batches(db)
+        ):  # the killed client's leftovers
+            if time.monotonic() - tic > timeout:
+                raise AssertionError("soak: accepted batches still unfinished")
+            time.sleep(0.05)
+
+    rows = read_batches(db)
+    answers = [
+        [json.loads(line) for line in (workdir / f"client-{i}.jsonl").read_text().splitlines()]
+        for i in range(clients)
+    ]
+    answered_ids = [a["id"] for client in answers for a in client]
+    by_id = {b.id: b for b in rows}
+    result = {
+        "clients": clients,
+        "batches": total,
+        "accepted": len(rows),
+        "answered": len(answered_ids),
+        "lost": sum(b.status != "done" for b in rows),
+        "duplicates": len(answered_ids) - len(set(answered_ids)),
+        "keys_reused": len(rows) - len({(b.job, b.key) for b in rows}),
+        "rerun": sum(b.runs > 1 for b in rows),
+        "survivors_complete": all(len(client) == per_client for client in answers[1:]),
+        "survivor_exit_codes": [p.returncode for p in processes[1:]],
+        "answers_match_db": all(
+            by_id[a["id"]].key == a["key"] and by_id[a["id"]].job == f"soak-{i}"
+            for i, client in enumerate(answers)
+            for a in client
+        ),
+        "seconds": time.monotonic() - tic,
+    }
+    assert result["lost"] == result["duplicates"] == result["keys_reused"] == 0, result
+    assert result["survivors_complete"] and result["answers_match_db"], result
+    assert set(result["survivor_exit_codes"]) == {0}, result
+    assert result["rerun"] <= 1, result  # only a batch running when the server died runs again
+    return result
+
+
+# ----------------------------------------------------------------------------- output
+def figures(points: list[dict], out: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    alphas = sorted({p["alpha"] for p in points})
+    ns = sorted({p["n"] for p in points})
+
+    def mean(metric, n, alpha):
+        return statistics.fmean(p[metric] for p in points if p["n"] == n and p["alpha"] == alpha)
+
+    fig, axes = plt.subplots(1, 4, figsize=(17, 4))
+    for alpha in alphas:
+        axes[0].plot(ns, [mean("occupancy", n, alpha) for n in ns], "o-", label=f"alpha={alpha:g}")
+        (line,) = axes[1].plot(
+            ns, [mean("total_seconds", n, alpha) for n in ns], "o-", label=f"alpha={alpha:g}"
+        )
+        axes[1].plot(ns, [mean("baseline_seconds", n, alpha) for n in ns], "--", color=line.get_color())
+        axes[2].plot(ns, [mean("mean_queue_seconds", n, alpha) for n in ns], "o-", label=f"alpha={alpha:g}")
+    axes[0].set(xlabel="concurrent jobs N", ylabel="QPU occupancy", ylim=(0, 1.05), xticks=ns)
+    axes[1].set(
+        xlabel="concurrent jobs N",
+        ylabel="total time (s), dashed: co-scheduling N x T1",
+        yscale="log",
+        xticks=ns,
+    )
+    axes[2].set(xlabel="concurrent jobs N", ylabel="mean queue time (s)", xticks=ns)
+    alpha = max(alphas)
+    data = [[r for p in points if p["n"] == n and p["alpha"] == alpha for r in p["runtimes"]] for n in ns]
+    axes[3].violinplot(data, positions=range(len(ns)), showmedians=True)
+    axes[3].set(
+        xticks=range(len(ns)),
+        xticklabels=ns,
+        xlabel="concurrent jobs N",
+        ylabel=f"job runtime (s), alpha={alpha:g}",
+    )
+    axes[0].legend()
+    fig.tight_layout()
+    fig.savefig(out / "vqpu_multiplexing.png", dpi=120)
+    plt.close(fig)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--n", type=int, nargs="+", default=[1, 2, 4, 8], help="concurrent jobs")
+    parser.add_argument("--alpha", type=float, nargs="+", default=[0, 1, 2, 4], help="sleep factors")
+    parser.add_argument("--repeats", type=int, default=1)
+    parser.add_argument("--circuits", type=int, default=8, help="K circuits per job")
+    parser.add_argument("--qubits", type=int, default=4)
+    parser.add_argument("--shots", type=int, default=100)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--latency", type=float, default=0.05, help="emulated device seconds per circuit")
+    parser.add_argument("--backend", default="aer", help="physical backend of the server")
+    parser.add_argument("--full", action="store_true", help="R=3 repeats and K=20 circuits")
+    parser.add_argument("--slurm", action="store_true", help="submit jobs to Slurm (needs SLURM_CONF)")
+    parser.add_argument("--workload", help='command run per job, e.g. "python -m bbqmis graph.col"')
+    parser.add_argument("--out", default="results/vqpu_multiplexing")
+    parser.add_argument("--soak", action="store_true", help="robustness run instead of the grid")
+    parser.add_argument("--clients", type=int, default=16)
+    parser.add_argument("--batches", type=int, default=1000)
+    # worker modes (internal)
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--soak-worker", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--barrier", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--url", help=argparse.SUPPRESS)
+    parser.add_argument("--job", help=argparse.SUPPRESS)
+    parser.add_argument("--sleep-factor", type=float, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.worker:
+        worker(args)
+        return 0
+    if args.soak_worker:
+        soak_worker(args)
+        return 0
+    if args.full:
+        args.repeats, args.circuits = 3, 20
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    if args.soak:
+        result = soak(args.clients, args.batches, out / "soak", default_server_command(args.backend))
+        print(json.dumps(result))
+        return 0
+
+    db = out / "vqpu.sqlite"
+    db.unlink(missing_ok=True)
+    server = Server(default_server_command(args.backend), db, "--latency", str(args.latency))
+    with server.running():
+        from backends.vqpu.api import VQPUSession
+        from backends.vqpu.wire import encode_circuits
+
+        with VQPUSession(server.url, job="warmup") as session:  # the first execution pays Aer's start-up
+            session.execute(encode_circuits([qaoa_like(args.qubits, 0.1, 0.2)]), args.shots)
+        over = overhead(server)
+        points = [
+            measure_point(server, n, alpha, r, args)
+            for r in range(args.repeats)
+            for alpha in args.alpha
+            for n in sorted(args.n)
+        ]
+    t1 = {(p["alpha"], p["repeat"]): statistics.fmean(p["runtimes"]) for p in points if p["n"] == 1}
+    for p in points:
+        p["baseline_seconds"] = p["n"] * t1.get((p["alpha"], p["repeat"]), float("nan"))
+        p["ratio"] = p["total_seconds"] / p["baseline_seconds"]
+
+    with open(out / "vqpu_multiplexing.csv", "w", newline="") as file:
+        fields = [
+            "n",
+            "alpha",
+            "repeat",
+            "total_seconds",
+            "baseline_seconds",
+            "ratio",
+            "occupancy",
+            "quantum_seconds",
+            "mean_queue_seconds",
+            "batches",
+            "runtimes",
+        ]
+        writer = csv.DictWriter(file, fields)
+        writer.writeheader()
+        for p in points:
+            writer.writerow({**p, "runtimes": " ".join(f"{r:.4f}" for r in p["runtimes"])})
+    figures(points, out)
+
+    print(
+        f"{'N':>3} {'alpha':>5} {'total s':>8} {'N x T1 s':>9} {'ratio':>6} {'occupancy':>9} "
+        f"{'quantum s':>9} {'queue s':>8} {'job s (mean)':>12}"
+    )
+    for p in points:
+        print(
+            f"{p['n']:>3} {p['alpha']:>5g} {p['total_seconds']:>8.2f} {p['baseline_seconds']:>9.2f} "
+            f"{p['ratio']:>6.2f} {p['occupancy']:>9.3f} {p['quantum_seconds']:>9.2f} "
+            f"{p['mean_queue_seconds']:>8.3f} {statistics.fmean(p['runtimes']):>12.2f}"
+        )
+    print(f"server overhead (8 clients): median {over['median_ms']:.2f} ms, p90 {over['p90_ms']:.2f} ms")
+    a2n4 = [p["ratio"] for p in points if p["alpha"] == 2 and p["n"] == 4]
+    occupancy_by_n = {
+        n: statistics.fmean(p["occupancy"] for p in points if p["n"] == n) for n in sorted(args.n)
+    }
+    print(
+        json.dumps(
+            {
+                "overhead_median_ms": over["median_ms"],
+                "overhead_p90_ms": over["p90_ms"],
+                "ratio_alpha2_n4": statistics.fmean(a2n4) if a2n4 else None,
+                "occupancy_by_n": occupancy_by_n,
+                "occupancy_rises_with_n": all(
+                    a <= b + 0.02 for a, b in itertools.pairwise(occupancy_by_n.values())
+                ),
+                "csv": str(out / "vqpu_multiplexing.csv"),
+                "figure": str(out / "vqpu_multiplexing.png"),
+            }
+        )
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,16 @@
+"""Virtual QPU: one physical backend time-multiplexed between many jobs.
+
+- :mod:`backends.vqpu.server` - FastAPI server with one FIFO executor thread;
+- :mod:`backends.vqpu.store` - SQLite accounting and recovery (one writer thread);
+- :mod:`backends.vqpu.api` - HTTP session with retries and idempotent resubmission;
+- :mod:`backends.vqpu.client` - :class:`VQPUBackend`, the ``vqpu:<url>`` backend;
+- :mod:`backends.vqpu.report` - occupancy, quantum time, queue times, job runtimes.
+
+``python -m backends.vqpu {serve,report,probe} --help`` shows the command line.
+Nothing heavy is imported here, so the command line starts fast.
+
+References
+----------
+.. [1] Viviani et al., arXiv:2504.10520 (virtual QPUs under Slurm).
+.. [2] "Three ways to share a QPU", arXiv:2604.14955.
+"""

@@ -1,0 +1,176 @@
+"""Command line of the vQPU: ``serve``, ``report`` and ``probe``.
+
+Run ``python -m backends.vqpu --help`` for examples.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+
+__all__ = ["main"]
+
+EXAMPLES = """\
+examples:
+  # one physical backend shared by many jobs, device time emulated as 50 ms per circuit
+  python -m backends.vqpu serve --backend aer --port 8765 --latency 0.05 --db vqpu.sqlite
+  # with per-job tokens (one 'name token' per line)
+  python -m backends.vqpu serve --backend iqm-fake:adonis --port 8765 --token-file tokens.txt
+  # a job: any command of the package, with the vQPU as backend
+  VQPU_TOKEN=... python -m bbqmis graph.col --backend vqpu:http://127.0.0.1:8765
+  # a small test circuit through the client
+  python -m backends.vqpu probe --url http://127.0.0.1:8765 --shots 100
+  # accounting: table, JSON and figures
+  python -m backends.vqpu report --db vqpu.sqlite --json report.json --figures figures/
+"""
+
+
+class _Parser(argparse.ArgumentParser):
+    """Argument parser whose errors are one line and exit code 2."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text}")
+    return value
+
+
+def _seconds(text: str) -> float:
+    value = float(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0 seconds, got {text}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Return the parser of ``python -m backends.vqpu``."""
+    parser = _Parser(
+        prog="python -m backends.vqpu",
+        description="Virtual QPU: share one quantum backend between many jobs, FIFO.",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    serve = commands.add_parser(
+        "serve", help="run the server", epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    serve.add_argument("--backend", required=True, help="physical backend spec, e.g. aer, iqm-fake:adonis")
+    serve.add_argument("--port", type=int, required=True, help="TCP port (0 < P < 65536)")
+    serve.add_argument("--host", default="127.0.0.1", help="address to bind (default %(default)s)")
+    serve.add_argument("--token-file", help="file with one 'name token' per line; absent: open mode")
+    serve.add_argument("--db", default="vqpu.sqlite", help="SQLite accounting database (default %(default)s)")
+    serve.add_argument("--latency", type=_seconds, default=0.0, help="emulated device seconds per circuit")
+    serve.add_argument("--max-shots", type=_positive_int, default=100_000)
+    serve.add_argument("--max-circuits", type=_positive_int, default=1_000, help="circuits per batch")
+    serve.add_argument("--max-queue", type=_positive_int, default=1_000, help="batches queued or running")
+    serve.add_argument("--max-payload", type=_positive_int, default=8 * 2**20, help="request body bytes")
+    serve.add_argument("--max-qubits", type=_positive_int, help="default: the backend's qubits")
+
+    report = commands.add_parser(
+        "report",
+        help="accounting of a run",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    report.add_argument("--db", required=True, help="the server's SQLite database")
+    report.add_argument("--json", help="write the summary as JSON to this file")
+    report.add_argument("--figures", help="write timeline.png and jobs.png into this directory")
+
+    probe = commands.add_parser(
+        "probe",
+        help="run a small GHZ circuit through the vQPU client",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    probe.add_argument("--url", required=True, help="server address, http://127.0.0.1:PORT")
+    probe.add_argument("--shots", type=_positive_int, default=100)
+    probe.add_argument("--qubits", type=_positive_int, default=2)
+    probe.add_argument("--repeat", type=_positive_int, default=1, help="circuits run one after another")
+    probe.add_argument(
+        "--sleep-factor", type=float, default=0.0, help="sleep A x quantum time after each run"
+    )
+    probe.add_argument("--seed", type=int)
+    probe.add_argument("--token", help="job token (default: environment VQPU_TOKEN)")
+    return parser
+
+
+def _serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from backends import get_backend
+    from backends.vqpu.server import Limits, TokenBook, VQPUService, create_app
+
+    if not 0 < args.port < 65536:
+        raise ValueError(f"--port must be in 1..65535, got {args.port}")
+    tokens = TokenBook(args.token_file) if args.token_file else None
+    limits = Limits(
+        max_payload_bytes=args.max_payload,
+        max_shots=args.max_shots,
+        max_circuits=args.max_circuits,
+        max_queue=args.max_queue,
+        max_qubits=args.max_qubits,
+    )
+    service = VQPUService(
+        get_backend(args.backend), args.db, tokens=tokens, latency=args.latency, limits=limits
+    )
+    logging.basicConfig(format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    logging.getLogger("backends.vqpu").setLevel(logging.INFO)
+    if tokens is None:
+        logging.getLogger("backends.vqpu").warning(
+            "no --token-file: open mode, every local process may submit"
+        )
+    uvicorn.run(create_app(service), host=args.host, port=args.port, access_log=False, log_level="info")
+    return 0
+
+
+def _report(args: argparse.Namespace) -> int:
+    from backends.vqpu.report import format_table, save_figures, summarize, write_json
+    from backends.vqpu.store import read_batches
+
+    batches = read_batches(args.db)
+    summary = summarize(batches)
+    print(format_table(summary))
+    if args.json:
+        write_json(summary, args.json)
+    if args.figures:
+        for path in save_figures(batches, summary, args.figures):
+            print(f"wrote {path}")
+    return 0
+
+
+def _probe(args: argparse.Namespace) -> int:
+    from qiskit import QuantumCircuit
+
+    from backends import get_backend
+
+    backend = get_backend(f"vqpu:{args.url}", token=args.token, sleep_factor=args.sleep_factor)
+    ghz = QuantumCircuit(args.qubits, args.qubits)
+    ghz.h(0)
+    for q in range(1, args.qubits):
+        ghz.cx(0, q)
+    ghz.measure(range(args.qubits), range(args.qubits))
+    counts = [backend.run([ghz], args.shots, seed=args.seed)[0] for _ in range(args.repeat)]
+    timings = [t._asdict() if hasattr(t, "_asdict") else vars(t) for t in backend.timings]
+    print(json.dumps({"backend": backend.name, "counts": counts, "timings": timings}))
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; return the exit code (2 on bad input, with a one-line reason)."""
+    args = build_parser().parse_args(argv)
+    try:
+        return {"serve": _serve, "report": _report, "probe": _probe}[args.command](args)
+    except (ValueError, FileNotFoundError) as exc:
+        print(f"python -m backends.vqpu {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

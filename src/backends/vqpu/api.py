@@ -1,0 +1,164 @@
+"""HTTP session with a vQPU server: submit, long-poll, retry (no qiskit needed).
+
+Connection errors and 5xx answers are retried with exponential backoff until a
+deadline; a submission is always retried with the same idempotency key, so a batch
+runs once however often it is sent. 4xx answers are not retried: they raise
+:class:`VQPURejectedError` carrying the server's message.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import uuid
+from typing import Any
+
+import httpx
+
+from backends.errors import BackendConnectionError, BackendError
+
+__all__ = ["VQPURejectedError", "VQPUSession"]
+
+
+class VQPURejectedError(BackendError):
+    """The server refused a request (4xx); ``status`` and ``code`` say why."""
+
+    def __init__(self, status: int, code: str, detail: str):
+        super().__init__(f"vQPU server refused the request ({status} {code}): {detail}")
+        self.status, self.code, self.detail = status, code, detail
+
+
+class VQPUSession:
+    """A client session with one vQPU server.
+
+    Parameters
+    ----------
+    url : str
+        Server address, e.g. ``http://127.0.0.1:8765``.
+    token : str, optional
+        Job token; default the environment variable ``VQPU_TOKEN`` (none: open mode).
+    job : str, optional
+        Job label sent as ``X-VQPU-Job`` (used by servers in open mode); default
+        ``SLURM_JOB_ID`` or ``<host>-<pid>``.
+    timeout : float
+        Seconds allowed for one HTTP request (long polls add their wait).
+    deadline : float
+        Seconds of retrying before a request gives up with :class:`BackendConnectionError`.
+    backoff : float
+        First retry delay in seconds, doubled after every failure up to 2 s.
+    poll : float
+        Long-poll length in seconds while waiting for a result.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        token: str | None = None,
+        job: str | None = None,
+        timeout: float = 30.0,
+        deadline: float = 120.0,
+        backoff: float = 0.05,
+        poll: float = 20.0,
+    ):
+        if not url.startswith(("http://", "https://")):
+            raise ValueError(f"The 'url' parameter must start with http:// or https://. Got {url!r} instead.")
+        self.url = url.rstrip("/")
+        self.deadline, self.backoff, self.poll = deadline, backoff, poll
+        token = token if token is not None else os.environ.get("VQPU_TOKEN")
+        job = job or os.environ.get("SLURM_JOB_ID") or f"{os.uname().nodename}-{os.getpid()}"
+        headers = {"X-VQPU-Job": job}
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
+        self._http = httpx.Client(base_url=self.url, headers=headers, timeout=timeout)
+
+    def close(self) -> None:
+        """Close the connection pool; safe to call twice."""
+        self._http.close()
+
+    def __enter__(self) -> VQPUSession:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def request(self, method: str, path: str, **kwargs) -> dict[str, Any]:
+        """Send one request, retrying connection errors and 5xx answers until the deadline.
+
+        Raises
+        ------
+        VQPURejectedError
+            On a 4xx answer.
+        BackendConnectionError
+            When the server stays unreachable or failing until the deadline.
+        """
+        give_up = time.monotonic() + self.deadline
+        delay = self.backoff
+        while True:
+            try:
+                response = self._http.request(method, path, **kwargs)
+            except httpx.TransportError as exc:
+                problem = f"{type(exc).__name__}: {exc}"
+            else:
+                if response.status_code < 400:
+                    return response.json()
+                body = _json_or_text(response)
+                if response.status_code < 500:
+                    raise VQPURejectedError(
+                        response.status_code, body.get("error", "error"), body.get("detail", "")
+                    )
+                problem = f"{response.status_code}: {body.get('detail', '')}"
+            if time.monotonic() + delay > give_up:
+                raise BackendConnectionError(
+                    f"vQPU server {self.url} failed for {self.deadline:.0f} s: {problem}"
+                )
+            time.sleep(delay)
+            delay = min(2 * delay, 2.0)
+
+    def health(self) -> dict[str, Any]:
+        """``GET /health``: backend name, ``num_qubits`` and limits."""
+        return self.request("GET", "/health")
+
+    def metrics(self) -> dict[str, Any]:
+        """``GET /metrics``: queue length, busy seconds, occupancy, batches done."""
+        return self.request("GET", "/metrics")
+
+    def submit(
+        self, circuits: str, shots: int, seed: int | None = None, key: str | None = None
+    ) -> dict[str, Any]:
+        """Submit base64 QPY ``circuits``; return the accepted batch (``id``, ``status``, ``submitted``)."""
+        body = {"key": key or uuid.uuid4().hex, "circuits": circuits, "shots": shots, "seed": seed}
+        return self.request("POST", "/batches", json=body)
+
+    def result(self, batch_id: int) -> dict[str, Any]:
+        """Long-poll a batch until it is ``done`` or ``failed`` and return it."""
+        while True:
+            batch = self.request(
+                "GET",
+                f"/batches/{batch_id}",
+                params={"wait": self.poll},
+                timeout=self._http.timeout.read + self.poll,
+            )
+            if batch["status"] in ("done", "failed"):
+                return batch
+
+    def execute(self, circuits: str, shots: int, seed: int | None = None) -> dict[str, Any]:
+        """Submit a batch under a fresh idempotency key and wait for it.
+
+        Raises
+        ------
+        BackendError
+            If the execution failed on the server.
+        """
+        batch = self.result(self.submit(circuits, shots, seed)["id"])
+        if batch["status"] == "failed":
+            raise BackendError(f"vQPU batch {batch['id']} failed on the server: {batch['error']}")
+        return batch
+
+
+def _json_or_text(response: httpx.Response) -> dict[str, Any]:
+    try:
+        body = response.json()
+    except ValueError:
+        return {"detail": response.text[:200]}
+    return body if isinstance(body, dict) else {"detail": str(body)}

@@ -1,0 +1,226 @@
+"""Accounting of a vQPU run: occupancy, quantum time, queue times and job runtimes.
+
+Definitions (all in seconds, from the batches stored by the server):
+
+- span: first ``submitted`` to last ``ended`` (or ``until``);
+- quantum time: sum of the batches' ``quantum_seconds`` (the device runs one batch
+  at a time, so this is its busy time);
+- occupancy: quantum time / span;
+- queue time of a batch: ``started - submitted``;
+- runtime of a job: its first ``submitted`` to its last ``ended``, as the server sees it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from statistics import fmean
+
+from backends.vqpu.store import Batch
+
+__all__ = ["JobSummary", "Summary", "format_table", "save_figures", "summarize"]
+
+
+@dataclass(frozen=True)
+class JobSummary:
+    """Accounting of one job.
+
+    Attributes
+    ----------
+    job : str
+        Job name.
+    batches : int
+        Batches the job submitted.
+    quantum_seconds : float
+        Device seconds spent on them.
+    mean_queue_seconds : float
+        Mean queue time of its started batches (0 if none started).
+    runtime_seconds : float
+        First submission to last end.
+    first_submitted, last_ended : float
+        Epoch seconds.
+    """
+
+    job: str
+    batches: int
+    quantum_seconds: float
+    mean_queue_seconds: float
+    runtime_seconds: float
+    first_submitted: float
+    last_ended: float
+
+
+@dataclass(frozen=True)
+class Summary:
+    """Accounting of a whole run (see the module docstring for the definitions).
+
+    Attributes
+    ----------
+    batches, done, failed : int
+        Batches accepted, finished with counts, finished with an error.
+    span_seconds, quantum_seconds, occupancy, mean_queue_seconds : float
+        Run-level metrics.
+    jobs : list of JobSummary
+        One entry per job, sorted by name.
+    """
+
+    batches: int
+    done: int
+    failed: int
+    span_seconds: float
+    quantum_seconds: float
+    occupancy: float
+    mean_queue_seconds: float
+    jobs: list[JobSummary]
+
+    def to_json(self) -> dict:
+        """Return the summary as JSON-ready nested dicts."""
+        return asdict(self)
+
+
+def _queue_times(batches: Sequence[Batch]) -> list[float]:
+    return [b.queue_seconds for b in batches if b.queue_seconds is not None]
+
+
+def _ends(batches: Sequence[Batch], until: float | None) -> list[float]:
+    return [b.ended for b in batches if b.ended is not None] or [until or max(b.submitted for b in batches)]
+
+
+def summarize(batches: Sequence[Batch], *, until: float | None = None) -> Summary:
+    """Compute the accounting of a run from its stored batches.
+
+    Parameters
+    ----------
+    batches : sequence of Batch
+        At least one batch, e.g. from :func:`backends.vqpu.store.read_batches`.
+    until : float, optional
+        End of the span in epoch seconds (e.g. now, for a live server); default the
+        last ``ended``.
+
+    Raises
+    ------
+    ValueError
+        If ``batches`` is empty.
+
+    Examples
+    --------
+    >>> from backends.vqpu.store import Batch
+    >>> def b(i, job, s, t, e):
+    ...     return Batch(i, job, str(i), 1, 2, 10, None, "done", s, t, e, e - t, 1, None, None, 1)
+    >>> s = summarize([b(1, "a", 0.0, 0.0, 1.0), b(2, "b", 0.0, 1.0, 2.0), b(3, "a", 3.0, 3.0, 4.0)])
+    >>> s.occupancy, s.mean_queue_seconds, [j.runtime_seconds for j in s.jobs]
+    (0.75, 0.3333333333333333, [4.0, 2.0])
+    """
+    if not batches:
+        raise ValueError("no batches to summarise: the database is empty")
+    first = min(b.submitted for b in batches)
+    span = (until if until is not None else max(_ends(batches, until))) - first
+    quantum = sum(b.quantum_seconds or 0.0 for b in batches)
+    by_job: dict[str, list[Batch]] = {}
+    for b in batches:
+        by_job.setdefault(b.job, []).append(b)
+    jobs = [
+        JobSummary(
+            job=name,
+            batches=len(own),
+            quantum_seconds=sum(b.quantum_seconds or 0.0 for b in own),
+            mean_queue_seconds=fmean(_queue_times(own) or [0.0]),
+            runtime_seconds=max(_ends(own, until)) - min(b.submitted for b in own),
+            first_submitted=min(b.submitted for b in own),
+            last_ended=max(_ends(own, until)),
+        )
+        for name, own in sorted(by_job.items())
+    ]
+    return Summary(
+        batches=len(batches),
+        done=sum(b.status == "done" for b in batches),
+        failed=sum(b.status == "failed" for b in batches),
+        span_seconds=span,
+        quantum_seconds=quantum,
+        occupancy=quantum / span if span > 0 else 0.0,
+        mean_queue_seconds=fmean(_queue_times(batches) or [0.0]),
+        jobs=jobs,
+    )
+
+
+def format_table(summary: Summary) -> str:
+    """Render a summary as a plain-text table (one row per job, then the totals)."""
+    lines = [f"{'job':<24} {'batches':>8} {'quantum s':>10} {'mean queue s':>13} {'runtime s':>10}"]
+    lines += [
+        f"{j.job:<24} {j.batches:>8} {j.quantum_seconds:>10.3f} {j.mean_queue_seconds:>13.3f} "
+        f"{j.runtime_seconds:>10.3f}"
+        for j in summary.jobs
+    ]
+    lines.append(
+        f"{'all':<24} {summary.batches:>8} {summary.quantum_seconds:>10.3f} "
+        f"{summary.mean_queue_seconds:>13.3f} {summary.span_seconds:>10.3f}"
+    )
+    lines.append(f"occupancy {summary.occupancy:.3f}  (done {summary.done}, failed {summary.failed})")
+    return "\n".join(lines)
+
+
+def save_figures(batches: Sequence[Batch], summary: Summary, directory: str | Path) -> list[Path]:
+    """Write ``timeline.png`` (queue and execution per job) and ``jobs.png`` (per-job times).
+
+    Returns
+    -------
+    list of Path
+        The files written.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    names = [j.job for j in summary.jobs]
+    t0 = min(b.submitted for b in batches)
+
+    fig, ax = plt.subplots(figsize=(8, 0.4 * len(names) + 1.5))
+    for row, name in enumerate(names):
+        own = [b for b in batches if b.job == name and b.started is not None]
+        ax.broken_barh(
+            [(b.submitted - t0, b.started - b.submitted) for b in own],
+            (row - 0.3, 0.6),
+            color="tab:orange",
+            alpha=0.35,
+            label="queue" if row == 0 else None,
+        )
+        ax.broken_barh(
+            [(b.started - t0, b.quantum_seconds or 0.0) for b in own if b.ended is not None],
+            (row - 0.3, 0.6),
+            color="tab:blue",
+            label="execution" if row == 0 else None,
+        )
+    ax.set(
+        yticks=range(len(names)),
+        yticklabels=names,
+        xlabel="time since first submission (s)",
+        title=f"vQPU timeline, occupancy {summary.occupancy:.2f}",
+    )
+    ax.legend(loc="upper right")
+    fig.tight_layout()
+    timeline = directory / "timeline.png"
+    fig.savefig(timeline, dpi=120)
+    plt.close(fig)
+
+    fig, ax = plt.subplots(figsize=(max(4, 0.6 * len(names) + 2), 3.5))
+    x = range(len(names))
+    ax.bar([i - 0.2 for i in x], [j.runtime_seconds for j in summary.jobs], 0.4, label="runtime")
+    ax.bar([i + 0.2 for i in x], [j.mean_queue_seconds for j in summary.jobs], 0.4, label="mean queue time")
+    ax.set(xticks=list(x), ylabel="seconds", title="per-job times")
+    ax.set_xticklabels(names, rotation=45, ha="right")
+    ax.legend()
+    fig.tight_layout()
+    jobs = directory / "jobs.png"
+    fig.savefig(jobs, dpi=120)
+    plt.close(fig)
+    return [timeline, jobs]
+
+
+def write_json(summary: Summary, path: str | Path) -> None:
+    """Write ``summary.to_json()`` to ``path``."""
+    Path(path).write_text(json.dumps(summary.to_json(), indent=2) + "\n")

@@ -1,0 +1,360 @@
+"""SQLite store of the vQPU server: accepted batches, their timestamps and results.
+
+The datasette way: one writer thread owns the only write connection and runs each
+queued write inside ``BEGIN IMMEDIATE``; reads use read-only per-thread
+connections; every value is a bound parameter. A write that fails raises in its
+caller and the writer keeps running.
+
+Schema (one row per accepted batch)::
+
+    batches(id, job, key, payload, circuits, qubits, shots, seed, status,
+            submitted, started, ended, quantum_seconds, runs, result, error, fetched)
+
+``status`` is ``queued``, ``running``, ``done`` or ``failed``; timestamps are epoch
+seconds (``time.time()``); ``result`` is the JSON list of counts; ``runs`` counts how
+often the batch was started (more than one only when the server died mid-execution);
+``fetched`` counts how often its finished (done or failed) result was read by its job.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import sqlite3
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+__all__ = ["Batch", "Store", "read_batches"]
+
+T = TypeVar("T")
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS batches (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    job TEXT NOT NULL,
+    key TEXT NOT NULL,
+    payload BLOB NOT NULL,
+    circuits INTEGER NOT NULL,
+    qubits INTEGER NOT NULL,
+    shots INTEGER NOT NULL,
+    seed INTEGER,
+    status TEXT NOT NULL DEFAULT 'queued'
+        CHECK (status IN ('queued', 'running', 'done', 'failed')),
+    submitted REAL NOT NULL,
+    started REAL,
+    ended REAL,
+    quantum_seconds REAL,
+    runs INTEGER NOT NULL DEFAULT 0,
+    result TEXT,
+    error TEXT,
+    fetched INTEGER NOT NULL DEFAULT 0,
+    UNIQUE (job, key)
+);
+CREATE INDEX IF NOT EXISTS batches_status ON batches (status, id);
+"""
+
+_COLUMNS = (
+    "id, job, key, circuits, qubits, shots, seed, status, submitted, started, ended, "
+    "quantum_seconds, runs, result, error, fetched"
+)
+
+
+@dataclass(frozen=True)
+class Batch:
+    """One accepted batch as stored (without its QPY payload).
+
+    Attributes
+    ----------
+    id : int
+        Server-assigned batch id, increasing in arrival order.
+    job : str
+        Name of the job (token name, or the client's job label in open mode).
+    key : str
+        Client-generated idempotency key, unique per job.
+    circuits, qubits, shots : int
+        Number of circuits, widest circuit, shots per circuit.
+    seed : int or None
+        Simulator seed passed by the client.
+    status : {"queued", "running", "done", "failed"}
+        Life-cycle state.
+    submitted, started, ended : float or None
+        Epoch seconds of acceptance, start and end of the execution.
+    quantum_seconds : float or None
+        Seconds the device was busy with this batch.
+    runs : int
+        How often the execution was started.
+    counts : list of dict or None
+        Counts per circuit once done (qiskit bit order).
+    error : str or None
+        Reason of a failed execution.
+    fetched : int
+        How often the finished result was read by its job.
+    """
+
+    id: int
+    job: str
+    key: str
+    circuits: int
+    qubits: int
+    shots: int
+    seed: int | None
+    status: str
+    submitted: float
+    started: float | None
+    ended: float | None
+    quantum_seconds: float | None
+    runs: int
+    counts: list[dict[str, int]] | None
+    error: str | None
+    fetched: int
+
+    @classmethod
+    def from_row(cls, row: tuple) -> Batch:
+        """Build a batch from a row selected with the store's column list."""
+        values = list(row)
+        values[13] = None if values[13] is None else json.loads(values[13])
+        return cls(*values)
+
+    @property
+    def queue_seconds(self) -> float | None:
+        """Seconds between acceptance and start, or None before the start."""
+        return None if self.started is None else self.started - self.submitted
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the public view sent to clients."""
+        return {
+            "id": self.id,
+            "key": self.key,
+            "status": self.status,
+            "submitted": self.submitted,
+            "started": self.started,
+            "ended": self.ended,
+            "quantum_seconds": self.quantum_seconds,
+            "queue_seconds": self.queue_seconds,
+            "circuits": self.circuits,
+            "shots": self.shots,
+            "counts": self.counts,
+            "error": self.error,
+        }
+
+
+class Store:
+    """SQLite store with one writer thread and read-only per-thread readers.
+
+    Parameters
+    ----------
+    path : str or Path
+        Database file; created with its schema when missing. ``:memory:`` is not
+        supported (readers need a file).
+    """
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self._writes: queue.Queue = queue.Queue()
+        self._local = threading.local()
+        ready: Future = Future()
+        self._writer = threading.Thread(
+            target=self._write_loop, args=(ready,), name="vqpu-db-writer", daemon=True
+        )
+        self._writer.start()
+        ready.result()
+
+    # -- writer ---------------------------------------------------------------------------------
+    def _write_loop(self, ready: Future) -> None:
+        try:
+            conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.executescript(_SCHEMA)
+        except Exception as exc:  # noqa: BLE001 - handed to the constructor
+            ready.set_exception(exc)
+            return
+        ready.set_result(None)
+        while (task := self._writes.get()) is not None:
+            fn, future = task
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                result = fn(conn)
+                conn.execute("COMMIT")
+            except BaseException as exc:  # noqa: BLE001 - the caller gets it, the writer goes on
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                future.set_exception(exc)
+            else:
+                future.set_result(result)
+        conn.close()
+
+    def write(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """Run ``fn(connection)`` in one ``BEGIN IMMEDIATE`` transaction on the writer thread.
+
+        Returns
+        -------
+        object
+            What ``fn`` returned.
+
+        Raises
+        ------
+        Exception
+            Whatever ``fn`` raised; the transaction is rolled back and the writer keeps running.
+        """
+        future: Future = Future()
+        self._writes.put((fn, future))
+        return future.result()
+
+    def close(self) -> None:
+        """Stop the writer thread after the queued writes; safe to call twice."""
+        if self._writer.is_alive():
+            self._writes.put(None)
+            self._writer.join()
+
+    # -- readers --------------------------------------------------------------------------------
+    def _reader(self) -> sqlite3.Connection:
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False)
+            self._local.conn = conn
+        return conn
+
+    def query(self, sql: str, params: tuple = ()) -> list[tuple]:
+        """Run a read-only query on this thread's reader connection."""
+        return self._reader().execute(sql, params).fetchall()
+
+    def get(self, batch_id: int) -> Batch | None:
+        """Return one batch by id, or None."""
+        rows = self.query(f"SELECT {_COLUMNS} FROM batches WHERE id = ?", (batch_id,))
+        return Batch.from_row(rows[0]) if rows else None
+
+    # -- life cycle of a batch ------------------------------------------------------------------
+    def accept(
+        self,
+        *,
+        job: str,
+        key: str,
+        payload: bytes,
+        circuits: int,
+        qubits: int,
+        shots: int,
+        seed: int | None,
+        submitted: float,
+        max_queue: int | None = None,
+    ) -> tuple[Batch, bool]:
+        """Insert a batch, or return the one already accepted under ``(job, key)``.
+
+        Parameters
+        ----------
+        max_queue : int, optional
+            Refuse a new batch (raise :class:`QueueFullError`) when this many are
+            queued or running; a known key is always answered.
+
+        Returns
+        -------
+        batch : Batch
+            The stored batch.
+        created : bool
+            False when the key was known (idempotent resubmission).
+        """
+
+        def insert(conn: sqlite3.Connection) -> tuple[int, bool]:
+            known = conn.execute("SELECT id FROM batches WHERE job = ? AND key = ?", (job, key)).fetchone()
+            if known:
+                return known[0], False
+            if max_queue is not None:
+                (pending,) = conn.execute(
+                    "SELECT count(*) FROM batches WHERE status IN ('queued', 'running')"
+                ).fetchone()
+                if pending >= max_queue:
+                    raise QueueFullError(pending, max_queue)
+            cur = conn.execute(
+                "INSERT INTO batches (job, key, payload, circuits, qubits, shots, seed, submitted) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (job, key, payload, circuits, qubits, shots, seed, submitted),
+            )
+            return cur.lastrowid, True
+
+        batch_id, created = self.write(insert)
+        return self.get(batch_id), created
+
+    def requeue_interrupted(self) -> int:
+        """Put batches left ``running`` by a dead server back in the queue; return how many."""
+        return self.write(
+            lambda conn: (
+                conn.execute("UPDATE batches SET status = 'queued' WHERE status = 'running'").rowcount
+            )
+        )
+
+    def next_queued(self) -> int | None:
+        """Id of the oldest queued batch (arrival order), or None."""
+        rows = self.query("SELECT min(id) FROM batches WHERE status = 'queued'")
+        return rows[0][0]
+
+    def batches(self, *, with_counts: bool = False) -> list[Batch]:
+        """Every batch in arrival order; ``counts`` stays None unless ``with_counts``."""
+        columns = _COLUMNS if with_counts else _COLUMNS.replace("result", "NULL")
+        return [Batch.from_row(r) for r in self.query(f"SELECT {columns} FROM batches ORDER BY id")]
+
+    def start(self, batch_id: int, started: float) -> bytes:
+        """Mark a batch running and return its QPY payload."""
+
+        def mark(conn: sqlite3.Connection) -> bytes:
+            conn.execute(
+                "UPDATE batches SET status = 'running', started = ?, runs = runs + 1 WHERE id = ?",
+                (started, batch_id),
+            )
+            return conn.execute("SELECT payload FROM batches WHERE id = ?", (batch_id,)).fetchone()[0]
+
+        return self.write(mark)
+
+    def finish(
+        self,
+        batch_id: int,
+        *,
+        ended: float,
+        quantum_seconds: float,
+        counts: list[dict[str, int]] | None = None,
+        error: str | None = None,
+    ) -> None:
+        """Store the outcome of an execution: counts (status ``done``) or an error (``failed``)."""
+        status = "failed" if error is not None else "done"
+        result = None if counts is None else json.dumps(counts, separators=(",", ":"))
+        self.write(
+            lambda conn: conn.execute(
+                "UPDATE batches SET status = ?, ended = ?, quantum_seconds = ?, result = ?, error = ? "
+                "WHERE id = ?",
+                (status, ended, quantum_seconds, result, error, batch_id),
+            )
+        )
+
+    def mark_fetched(self, batch_id: int) -> None:
+        """Count one delivery of a finished result."""
+        self.write(
+            lambda conn: conn.execute("UPDATE batches SET fetched = fetched + 1 WHERE id = ?", (batch_id,))
+        )
+
+
+class QueueFullError(RuntimeError):
+    """The queue already holds ``max_queue`` unfinished batches."""
+
+    def __init__(self, pending: int, max_queue: int):
+        super().__init__(f"queue is full: {pending} batches waiting, limit {max_queue}; retry later")
+
+
+def read_batches(path: str | Path) -> list[Batch]:
+    """Read every batch of a database file (read-only), in arrival order.
+
+    Raises
+    ------
+    FileNotFoundError
+        If ``path`` does not exist.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"no accounting database at {path}")
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        return [Batch.from_row(r) for r in conn.execute(f"SELECT {_COLUMNS} FROM batches ORDER BY id")]
+    finally:
+        conn.close()

@@ -1,0 +1,132 @@
+"""Helpers of the vQPU tests: servers in a thread or a subprocess, always torn down; loopback only."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import httpx
+import uvicorn
+from qiskit import QuantumCircuit
+from qiskit_aer import AerSimulator
+
+from backends.aer import AerBackend
+from backends.vqpu.server import TokenBook, VQPUService, create_app
+
+HERE = Path(__file__).resolve().parent
+SRC = HERE.parents[2] / "src"
+
+
+def plain_aer(argument: str, /, *, name: str, **options) -> AerBackend:
+    """Factory of the ``plain-aer`` spec registered by ``serve_plain_aer.py``: ideal Aer capped at 5 qubits."""
+    return AerBackend(AerSimulator(), name=name, num_qubits=5, **options)
+
+
+def ghz(num_qubits: int = 2, name: str = "ghz") -> QuantumCircuit:
+    circuit = QuantumCircuit(num_qubits, num_qubits, name=name)
+    circuit.h(0)
+    for q in range(1, num_qubits):
+        circuit.cx(0, q)
+    circuit.measure(range(num_qubits), range(num_qubits))
+    return circuit
+
+
+def loopback_socket() -> socket.socket:
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    return sock
+
+
+def free_port() -> int:
+    with contextlib.closing(loopback_socket()) as sock:
+        return sock.getsockname()[1]
+
+
+@contextlib.contextmanager
+def serve(backend, db, *, tokens=None, latency=0.0, limits=None, sock=None, delay=0.0):
+    """Run a vQPU server in a thread on a loopback port; yield its service and URL."""
+    sock = sock or loopback_socket()
+    service = VQPUService(
+        backend, db, tokens=None if tokens is None else TokenBook(tokens), latency=latency, limits=limits
+    )
+    server = uvicorn.Server(uvicorn.Config(create_app(service), log_level="warning"))
+
+    def run():
+        time.sleep(delay)
+        server.run(sockets=[sock])
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    url = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    try:
+        if not delay:
+            deadline = time.monotonic() + 10
+            while not server.started:
+                assert time.monotonic() < deadline, "in-thread server did not start in 10 s"
+                time.sleep(0.01)
+        yield service, url
+    finally:
+        server.should_exit = True
+        thread.join(timeout=15)
+        sock.close()
+
+
+def server_command(db, port, *args) -> list[str]:
+    """Command line of a server subprocess: ``python -m backends.vqpu serve`` on a Plain-Aer device."""
+    return [
+        sys.executable,
+        str(HERE / "serve_plain_aer.py"),
+        "serve",
+        "--backend",
+        "plain-aer",
+        "--port",
+        str(port),
+        "--db",
+        str(db),
+        *args,
+    ]
+
+
+def subprocess_env() -> dict[str, str]:
+    return {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(SRC), str(HERE), os.environ.get("PYTHONPATH", "")]),
+    }
+
+
+@contextlib.contextmanager
+def spawn_server(db, *args, port=None, timeout=60.0):
+    """Start a server subprocess (see :func:`server_command`); yield (process, url); kill it at the end."""
+    port = port or free_port()
+    log = open(f"{db}.{port}.log", "ab")
+    process = subprocess.Popen(
+        server_command(db, port, *args), stdout=log, stderr=subprocess.STDOUT, env=subprocess_env()
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_until_up(url, process, timeout)
+        yield process, url
+    finally:
+        if process.poll() is None:
+            process.send_signal(signal.SIGKILL)
+        process.wait(timeout=10)
+        log.close()
+
+
+def wait_until_up(url, process, timeout, headers=None):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        assert process.poll() is None, f"server exited with {process.returncode}"
+        with contextlib.suppress(httpx.TransportError):
+            if httpx.get(f"{url}/health", headers=headers, timeout=2).status_code in (200, 401):
+                return
+        time.sleep(0.1)
+    raise AssertionError(f"server at {url} not up within {timeout} s")
