@@ -208,9 +208,12 @@ class BaseBackend(ABC):
         return self._pass_manager.run(batch) if self._needs_transpile(batch) else batch
 
     def _needs_transpile(self, circuits: list[QuantumCircuit]) -> bool:
-        """False when every circuit runs as it is: the device has no coupling map and
-        supports every instruction. Skipping the pass manager then also skips loading
-        every transpiler plugin (the IQM one alone costs seconds per process)."""
+        """Whether the circuits need the transpiler.
+
+        Not when the device has no coupling map and supports every instruction:
+        skipping the pass manager then also skips loading every transpiler plugin
+        (the IQM one alone costs seconds per process).
+        """
         target = self.device.target
         if target.build_coupling_map() is not None:
             return True

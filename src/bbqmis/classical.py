@@ -34,7 +34,8 @@ def maximum_independent_set(graph: nx.Graph, weights=None) -> frozenset:
     w = MISProblem(graph, weights, penalty=np.inf).weights
     scale = 1 if np.allclose(w, np.round(w)) else 10**6
     complement = nx.complement(graph)
-    nx.set_node_attributes(complement, dict(zip(graph.nodes, np.round(w * scale).astype(int).tolist())), "w")
+    integer_weights = np.round(w * scale).astype(int).tolist()
+    nx.set_node_attributes(complement, dict(zip(graph.nodes, integer_weights, strict=True)), "w")
     clique, _ = nx.max_weight_clique(complement, weight="w")
     return frozenset(clique)
 

@@ -36,31 +36,69 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("graph", help="graph file: DIMACS .col, edge list, GraphML or node-link JSON")
-    parser.add_argument("--sampler", default="qaoa", choices=["qaoa", "exact", "greedy", "random", "anneal"],
-                        help="branching sampler (default: qaoa)")
-    parser.add_argument("--backend", default="aer",
-                        help="where QAOA circuits run: aer, aer:mps, aer:noisy-<device>, iqm-fake:<device>, "
-                        "iqm:<url>[#<computer>], vqpu:<http://host:port> (default: aer)")
+    parser.add_argument(
+        "--sampler",
+        default="qaoa",
+        choices=["qaoa", "exact", "greedy", "random", "anneal"],
+        help="branching sampler (default: qaoa)",
+    )
+    parser.add_argument(
+        "--backend",
+        default="aer",
+        help="where QAOA circuits run: aer, aer:mps, aer:noisy-<device>, iqm-fake:<device>, "
+        "iqm:<url>[#<computer>], vqpu:<http://host:port> (default: aer)",
+    )
     parser.add_argument("--shots", type=int, default=1024, help="shots per QAOA circuit (default: 1024)")
-    parser.add_argument("--sleep-factor", type=float, default=0.0, metavar="A",
-                        help="after each quantum execution sleep A x its quantum seconds (default: 0)")
-    parser.add_argument("--max-qubits", type=int, default=None, metavar="Q",
-                        help="widest circuit to run; wider components are cut or solved classically "
-                        "(default: the backend's qubits)")
+    parser.add_argument(
+        "--sleep-factor",
+        type=float,
+        default=0.0,
+        metavar="A",
+        help="after each quantum execution sleep A x its quantum seconds (default: 0)",
+    )
+    parser.add_argument(
+        "--max-qubits",
+        type=int,
+        default=None,
+        metavar="Q",
+        help="widest circuit to run; wider components are cut or solved classically "
+        "(default: the backend's qubits)",
+    )
     parser.add_argument("--time-limit", type=float, default=None, metavar="S", help="stop after S seconds")
-    parser.add_argument("--node-limit", type=int, default=None, metavar="N", help="stop after N node expansions")
+    parser.add_argument(
+        "--node-limit", type=int, default=None, metavar="N", help="stop after N node expansions"
+    )
     parser.add_argument("--strategy", default="best-first", choices=_STRATEGIES, help="queue order")
-    parser.add_argument("--heuristic", action="store_true",
-                        help="branch only on sampled sets, as the reference implementation (no exhaustive proof)")
-    parser.add_argument("--checkpoint", type=Path, default=None, metavar="FILE",
-                        help="write the search state to FILE periodically and at the end")
-    parser.add_argument("--checkpoint-interval", type=float, default=30.0, metavar="S",
-                        help="seconds between checkpoint writes (default: 30)")
+    parser.add_argument(
+        "--heuristic",
+        action="store_true",
+        help="branch only on sampled sets, as the reference implementation (no exhaustive proof)",
+    )
+    parser.add_argument(
+        "--checkpoint",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="write the search state to FILE periodically and at the end",
+    )
+    parser.add_argument(
+        "--checkpoint-interval",
+        type=float,
+        default=30.0,
+        metavar="S",
+        help="seconds between checkpoint writes (default: 30)",
+    )
     parser.add_argument("--resume", action="store_true", help="continue from --checkpoint FILE if it exists")
-    parser.add_argument("--json", type=Path, default=None, metavar="OUT", help="write the result as JSON to OUT")
+    parser.add_argument(
+        "--json", type=Path, default=None, metavar="OUT", help="write the result as JSON to OUT"
+    )
     parser.add_argument("--seed", type=int, default=None, help="makes a simulator run reproducible")
-    parser.add_argument("--executor", default="auto", choices=KINDS,
-                        help="where nodes are expanded (auto: mpi under mpiexec, process with --workers > 1)")
+    parser.add_argument(
+        "--executor",
+        default="auto",
+        choices=KINDS,
+        help="where nodes are expanded (auto: mpi under mpiexec, process with --workers > 1)",
+    )
     parser.add_argument("--workers", type=int, default=None, help="local worker processes")
     parser.add_argument("--quiet", action="store_true", help="no progress line")
     return parser
@@ -68,8 +106,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _sampler_options(args) -> dict:
     if args.sampler == "qaoa":
-        return {"backend": args.backend, "shots": args.shots, "max_qubits": args.max_qubits,
-                "sleep_factor": args.sleep_factor}
+        return {
+            "backend": args.backend,
+            "shots": args.shots,
+            "max_qubits": args.max_qubits,
+            "sleep_factor": args.sleep_factor,
+        }
     if args.sampler in ("random", "anneal"):
         return {"shots": args.shots}
     return {}
@@ -88,8 +130,10 @@ class _Progress:
             return
         self.last = state["elapsed"]
         bound = "-" if state["bound"] is None else state["bound"]
-        line = (f"nodes {state['nodes']:>7} | open {state['open']:>6} | colours {state['incumbent']:>3} "
-                f"| bound {bound:>3} | {state['elapsed']:8.1f} s")
+        line = (
+            f"nodes {state['nodes']:>7} | open {state['open']:>6} | colours {state['incumbent']:>3} "
+            f"| bound {bound:>3} | {state['elapsed']:8.1f} s"
+        )
         self.stream.write(("\r" + line) if self.tty else line + "\n")
         self.stream.flush()
 
@@ -105,16 +149,31 @@ def format_result(result: ColoringResult, graph, sampler: str, backend: str | No
     classes: dict[int, list] = {}
     for label, color in result.coloring.items():
         classes.setdefault(color, []).append(label)
-    work = f"{sampler}" + (f" on {backend}: {int(s.get('circuits', 0))} circuits, {int(s.get('shots', 0))} shots, "
-                           f"{s.get('quantum_seconds', 0.0):.3f} quantum s, {int(s.get('fallbacks', 0))} fallbacks, "
-                           f"{int(s.get('cut_components', 0))} cut" if backend else "")
+    work = f"{sampler}" + (
+        f" on {backend}: {int(s.get('circuits', 0))} circuits, {int(s.get('shots', 0))} shots, "
+        f"{s.get('quantum_seconds', 0.0):.3f} quantum s, {int(s.get('fallbacks', 0))} fallbacks, "
+        f"{int(s.get('cut_components', 0))} cut"
+        if backend
+        else ""
+    )
     rows = [
-        ("graph", f"{graph.graph.get('name', '')} ({graph.number_of_nodes()} vertices, {graph.number_of_edges()} edges)"),
+        (
+            "graph",
+            f"{graph.graph.get('name', '')} "
+            f"({graph.number_of_nodes()} vertices, {graph.number_of_edges()} edges)",
+        ),
         ("colours", str(result.num_colors)),
-        ("lower bound", f"{result.lower_bound} (root {stats['root_lower_bound']}, first colouring {stats['initial_colors']})"),
+        (
+            "lower bound",
+            f"{result.lower_bound} "
+            f"(root {stats['root_lower_bound']}, first colouring {stats['initial_colors']})",
+        ),
         ("optimal", "yes" if result.optimal else "not proven"),
-        ("nodes", f"{stats['nodes_explored']} explored, {stats['nodes_pruned']} pruned, "
-                  f"{stats['duplicates']} duplicates, {stats['open_nodes']} open"),
+        (
+            "nodes",
+            f"{stats['nodes_explored']} explored, {stats['nodes_pruned']} pruned, "
+            f"{stats['duplicates']} duplicates, {stats['open_nodes']} open",
+        ),
         ("sampler", work),
         ("time", f"{stats['seconds']:.2f} s ({stats['stop_reason']})"),
     ]
@@ -141,11 +200,18 @@ def main(argv: list[str] | None = None) -> int:
                 return 0
             progress = None if args.quiet else _Progress(sys.stderr)
             result = color_graph(
-                graph, sampler, executor,
-                time_limit=args.time_limit, node_limit=args.node_limit,
-                checkpoint=args.checkpoint, resume=args.resume,
+                graph,
+                sampler,
+                executor,
+                time_limit=args.time_limit,
+                node_limit=args.node_limit,
+                checkpoint=args.checkpoint,
+                resume=args.resume,
                 checkpoint_interval=args.checkpoint_interval,
-                strategy=args.strategy, exhaustive=not args.heuristic, seed=args.seed, progress=progress,
+                strategy=args.strategy,
+                exhaustive=not args.heuristic,
+                seed=args.seed,
+                progress=progress,
             )
             if progress is not None:
                 progress.close()

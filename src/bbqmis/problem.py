@@ -1,20 +1,20 @@
-"""Maximum (weight) independent set as a QUBO and as an Ising model.
+r"""Maximum (weight) independent set as a QUBO and as an Ising model.
 
 A bitstring ``x`` selects the vertices ``{nodes[i] : x[i] = 1}``. The QUBO cost is
 
 .. math::
 
-    f(x) = -\\sum_i w_i x_i + P \\sum_{(i, j) \\in E} x_i x_j ,
+    f(x) = -\sum_i w_i x_i + P \sum_{(i, j) \in E} x_i x_j ,
 
 and with the spin substitution :math:`x_i = (1 - z_i) / 2` (so ``z = +1`` is the
-bit ``0``, the computational-basis state :math:`|0\\rangle`) the same cost reads
+bit ``0``, the computational-basis state :math:`|0\rangle`) the same cost reads
 
 .. math::
 
-    f = \\text{offset} + \\sum_i h_i z_i + \\sum_{i<j} J_{ij} z_i z_j ,
-    \\quad h_i = \\frac{w_i}{2} - \\frac{P \\deg(i)}{4},\\;
-    J_{ij} = \\frac{P}{4},\\;
-    \\text{offset} = -\\frac{1}{2}\\sum_i w_i + \\frac{P |E|}{4}.
+    f = \text{offset} + \sum_i h_i z_i + \sum_{i<j} J_{ij} z_i z_j ,
+    \quad h_i = \frac{w_i}{2} - \frac{P \deg(i)}{4},\;
+    J_{ij} = \frac{P}{4},\;
+    \text{offset} = -\frac{1}{2}\sum_i w_i + \frac{P |E|}{4}.
 
 Bit order
 ---------
@@ -143,7 +143,9 @@ class MISProblem:
         elif isinstance(weights, str):
             missing = [v for v in self.nodes if weights not in self.graph.nodes[v]]
             if missing:
-                raise InvalidParameterError(f"node {missing[0]!r} has no attribute {weights!r} for its weight")
+                raise InvalidParameterError(
+                    f"node {missing[0]!r} has no attribute {weights!r} for its weight"
+                )
             values = np.array([self.graph.nodes[v][weights] for v in self.nodes], dtype=float)
         elif isinstance(weights, Mapping):
             values = np.array([weights[v] for v in self.nodes], dtype=float)
@@ -154,7 +156,9 @@ class MISProblem:
         bad = ~(np.isfinite(values) & (values > 0))
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
-            raise InvalidParameterError(f"weights must be positive and finite; node {self.nodes[i]!r} has {float(values[i])!r}")
+            raise InvalidParameterError(
+                f"weights must be positive and finite; node {self.nodes[i]!r} has {float(values[i])!r}"
+            )
         return values
 
     @property
@@ -226,7 +230,9 @@ class MISProblem:
         float, or ndarray of shape (k,) for several bitstrings.
         """
         x = self._bits(bits).astype(float)
-        value = -x @ self.weights + self.penalty * (x[..., self.edges[:, 0]] * x[..., self.edges[:, 1]]).sum(-1)
+        value = -x @ self.weights + self.penalty * (x[..., self.edges[:, 0]] * x[..., self.edges[:, 1]]).sum(
+            -1
+        )
         return float(value) if x.ndim == 1 else value
 
     def is_independent(self, bits) -> bool | np.ndarray:

@@ -1,24 +1,24 @@
-"""Single-layer (p = 1) QAOA for Ising problems with local fields.
+r"""Single-layer (p = 1) QAOA for Ising problems with local fields.
 
-The state is :math:`|\\gamma, \\beta\\rangle = e^{-i\\beta \\sum_u X_u} e^{-i\\gamma C} |+\\rangle^{n}`
-with :math:`C = \\text{offset} + \\sum_u h_u Z_u + \\sum_{u<v} J_{uv} Z_u Z_v`, the Ising form
+The state is :math:`|\gamma, \beta\rangle = e^{-i\beta \sum_u X_u} e^{-i\gamma C} |+\rangle^{n}`
+with :math:`C = \text{offset} + \sum_u h_u Z_u + \sum_{u<v} J_{uv} Z_u Z_v`, the Ising form
 of a QUBO (:meth:`bbqmis.MISProblem.ising`). Its circuit is a Hadamard layer, ``RZ(2 gamma h_u)``
 and ``RZZ(2 gamma J_uv)`` gates, and an ``RX(2 beta)`` mixer.
 
-:func:`expectation` evaluates :math:`\\langle C \\rangle` in closed form (Ozaeta, van Dam and
+:func:`expectation` evaluates :math:`\langle C \rangle` in closed form (Ozaeta, van Dam and
 McMahon, arXiv:2012.03421), with no simulation:
 
 .. math::
 
-    \\langle Z_u \\rangle = \\sin 2\\beta \\, \\sin 2\\gamma h_u \\prod_{w \\in N(u)} \\cos 2\\gamma J_{uw},
+    \langle Z_u \rangle = \sin 2\beta \, \sin 2\gamma h_u \prod_{w \in N(u)} \cos 2\gamma J_{uw},
 
-    \\langle Z_u Z_v \\rangle = \\tfrac{1}{2}\\sin 4\\beta \\, \\sin 2\\gamma J_{uv}
-        \\Big[\\cos 2\\gamma h_u \\prod_{w \\in N(u) \\setminus v} \\cos 2\\gamma J_{uw}
-        + \\cos 2\\gamma h_v \\prod_{w \\in N(v) \\setminus u} \\cos 2\\gamma J_{vw}\\Big]
-        + \\tfrac{1}{2}\\sin^2 2\\beta \\prod_{w \\in N(u) \\setminus N[v]} \\cos 2\\gamma J_{uw}
-        \\prod_{w \\in N(v) \\setminus N[u]} \\cos 2\\gamma J_{vw}
-        \\Big[\\cos 2\\gamma (h_u - h_v) \\prod_{f} \\cos 2\\gamma (J_{uf} - J_{vf})
-        - \\cos 2\\gamma (h_u + h_v) \\prod_{f} \\cos 2\\gamma (J_{uf} + J_{vf})\\Big],
+    \langle Z_u Z_v \rangle = \tfrac{1}{2}\sin 4\beta \, \sin 2\gamma J_{uv}
+        \Big[\cos 2\gamma h_u \prod_{w \in N(u) \setminus v} \cos 2\gamma J_{uw}
+        + \cos 2\gamma h_v \prod_{w \in N(v) \setminus u} \cos 2\gamma J_{vw}\Big]
+        + \tfrac{1}{2}\sin^2 2\beta \prod_{w \in N(u) \setminus N[v]} \cos 2\gamma J_{uw}
+        \prod_{w \in N(v) \setminus N[u]} \cos 2\gamma J_{vw}
+        \Big[\cos 2\gamma (h_u - h_v) \prod_{f} \cos 2\gamma (J_{uf} - J_{vf})
+        - \cos 2\gamma (h_u + h_v) \prod_{f} \cos 2\gamma (J_{uf} + J_{vf})\Big],
 
 with ``f`` over the common neighbours of ``u`` and ``v``. The cost is O(sum of squared
 degrees) per distinct ``gamma``; ``beta`` enters only through ``sin 2beta``, ``sin 4beta`` and
@@ -228,11 +228,17 @@ class ClosedForm:
         """
         gamma, beta = np.broadcast_arrays(np.asarray(gamma, float), np.asarray(beta, float))
         distinct, inverse = np.unique(gamma, return_inverse=True)
-        width = max(1, 2 * self._eu.size + self._only_u[0].size + self._only_v[0].size + 4 * self._common[0].size)
+        width = max(
+            1, 2 * self._eu.size + self._only_u[0].size + self._only_v[0].size + 4 * self._common[0].size
+        )
         step = max(1, chunk // width)
         parts = [self.coefficients(distinct[i : i + step]) for i in range(0, distinct.size, step)]
-        a, b, c = (np.concatenate(column)[inverse.reshape(gamma.shape)] for column in zip(*parts, strict=True))
-        energy = self._offset + a * np.sin(2 * beta) + b * np.sin(4 * beta) / 2 + c * np.sin(2 * beta) ** 2 / 2
+        a, b, c = (
+            np.concatenate(column)[inverse.reshape(gamma.shape)] for column in zip(*parts, strict=True)
+        )
+        energy = (
+            self._offset + a * np.sin(2 * beta) + b * np.sin(4 * beta) / 2 + c * np.sin(2 * beta) ** 2 / 2
+        )
         return float(energy) if energy.ndim == 0 else energy
 
 

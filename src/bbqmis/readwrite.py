@@ -175,9 +175,7 @@ def parse_dimacs(lines: Iterable[str], *, source: str = "<string>") -> nx.Graph:
             m = integer(tokens[3], "edge count")
             for value, what in ((n, "vertex count"), (m, "edge count")):
                 if value < 0:
-                    raise _error(
-                        source, lineno, f"expected a non-negative {what}, found {value}"
-                    )
+                    raise _error(source, lineno, f"expected a non-negative {what}, found {value}")
             header_line = lineno
         elif kind == "e":
             if n is None:
@@ -196,9 +194,7 @@ def parse_dimacs(lines: Iterable[str], *, source: str = "<string>") -> nx.Graph:
             v = integer(tokens[2], "vertex")
             for w in (u, v):
                 if not 1 <= w <= n:
-                    raise _error(
-                        source, lineno, f"expected a vertex between 1 and n={n}, found {w}"
-                    )
+                    raise _error(source, lineno, f"expected a vertex between 1 and n={n}, found {w}")
             if u == v:
                 raise _error(
                     source,
@@ -358,9 +354,7 @@ def _from_networkx(graph: nx.Graph, source: str, *, int_ids: bool) -> nx.Graph:
         mapping = {x: x for x in labels}
     edges: dict[frozenset, dict[str, Any]] = {}
     for u, v, d in graph.edges(data=True):
-        edges[frozenset((mapping[u], mapping[v]))] = (
-            {"weight": d["weight"]} if "weight" in d else {}
-        )
+        edges[frozenset((mapping[u], mapping[v]))] = {"weight": d["weight"]} if "weight" in d else {}
     return _relabel(labels, edges, source, sort=_all_ints(labels))
 
 
@@ -386,9 +380,7 @@ def _parse_json(path: Path, source: str) -> nx.Graph:
         except json.JSONDecodeError as exc:
             raise _error(source, exc.lineno, f"expected valid JSON, found {exc.msg}") from exc
     if not isinstance(data, dict):
-        raise _error(
-            source, None, f"expected a node-link JSON object, found {type(data).__name__}"
-        )
+        raise _error(source, None, f"expected a node-link JSON object, found {type(data).__name__}")
     key = "edges" if "edges" in data else "links" if "links" in data else None
     if key is None or "nodes" not in data:
         raise _error(
@@ -427,7 +419,7 @@ def _sniff(path: Path) -> str:
 
 
 def read_graph(path: str | os.PathLike[str], format: str | None = None) -> nx.Graph:
-    """Read a graph file into an undirected simple graph with nodes ``0..n-1``.
+    r"""Read a graph file into an undirected simple graph with nodes ``0..n-1``.
 
     Parameters
     ----------
@@ -467,7 +459,7 @@ def read_graph(path: str | os.PathLike[str], format: str | None = None) -> nx.Gr
     >>> import tempfile, pathlib
     >>> with tempfile.TemporaryDirectory() as tmp:
     ...     p = pathlib.Path(tmp) / "path.col"
-    ...     _ = p.write_text("p edge 3 2\\ne 1 2\\ne 2 3\\n")
+    ...     _ = p.write_text("p edge 3 2\ne 1 2\ne 2 3\n")
     ...     g = read_graph(p)
     >>> g.graph["name"], g.number_of_edges(), g.nodes[2]["label"]
     ('path', 2, 3)

@@ -67,8 +67,10 @@ class Samples:
 
 @runtime_checkable
 class MISSampler(Protocol):
-    """Anything with ``sample(graph, seed=None) -> Samples``; ``exhaustive`` marks
-    samplers whose output is always complete."""
+    """Anything with ``sample(graph, seed=None) -> Samples``.
+
+    ``exhaustive`` marks samplers whose output is always complete.
+    """
 
     exhaustive: bool
 
@@ -98,7 +100,9 @@ def maximal_independent_sets(graph: nx.Graph, limit: int | None = None) -> tuple
         parts.append(sorted(found, key=lambda s: (-len(s), sorted(map(str, s)))))
     total = math.prod(map(len, parts))
     count = total if limit is None else min(total, limit)
-    return [frozenset().union(*combo) for combo in itertools.islice(itertools.product(*parts), count)], count == total
+    return [
+        frozenset().union(*combo) for combo in itertools.islice(itertools.product(*parts), count)
+    ], count == total
 
 
 class ExactSampler:
@@ -142,7 +146,9 @@ class GreedySampler:
         problem = MISProblem(graph)
         empty = np.zeros(problem.num_nodes)
         found = Counter(problem.to_nodes(problem.repair(empty, seed=rng)) for _ in range(self.num_sets))
-        return Samples([s for s, _ in found.most_common()], False, Counter(calls=1, seconds=time.perf_counter() - start))
+        return Samples(
+            [s for s, _ in found.most_common()], False, Counter(calls=1, seconds=time.perf_counter() - start)
+        )
 
 
 class _BitstringSampler:
@@ -318,7 +324,9 @@ class QAOASampler(_BitstringSampler):
                 pass
             else:
                 stats["cut_components"] += 1
-                return cutting.sample(plan, (angles.gamma, angles.beta), device, self.shots, self.shots, seed=seed)
+                return cutting.sample(
+                    plan, (angles.gamma, angles.beta), device, self.shots, self.shots, seed=seed
+                )
         stats["fallbacks"] += 1
         return AnnealingSampler(shots=self.shots)._bitstrings(problem, rng, stats)
 
@@ -365,7 +373,9 @@ def get_sampler(sampler: str | MISSampler | Callable = "qaoa", **options) -> MIS
     """
     if isinstance(sampler, str):
         if sampler not in _SAMPLERS:
-            raise InvalidParameterError(f"sampler must be one of {', '.join(map(repr, _SAMPLERS))}; got {sampler!r}")
+            raise InvalidParameterError(
+                f"sampler must be one of {', '.join(map(repr, _SAMPLERS))}; got {sampler!r}"
+            )
         return _SAMPLERS[sampler](**options)
     if options:
         raise InvalidParameterError("sampler options can only be given with a sampler name")

@@ -85,8 +85,11 @@ class ColoringResult:
     stats: dict = field(default_factory=dict)
 
     def to_json(self) -> dict:
-        """JSON-ready dict with exactly the keys ``coloring`` (labels as strings),
-        ``num_colors``, ``lower_bound``, ``optimal`` and ``stats``."""
+        """JSON-ready dict.
+
+        Exactly the keys ``coloring`` (labels as strings), ``num_colors``,
+        ``lower_bound``, ``optimal`` and ``stats``.
+        """
         return {
             "coloring": {str(label): color for label, color in self.coloring.items()},
             "num_colors": self.num_colors,
@@ -103,7 +106,9 @@ def verify_coloring(graph: nx.Graph, coloring: dict) -> None:
         raise SearchError(f"colouring misses {len(missing)} vertices, e.g. {missing[0]!r}")
     for u, v in graph.edges:
         if coloring[u] == coloring[v]:
-            raise SearchError(f"colouring is not proper: adjacent vertices {u!r} and {v!r} share colour {coloring[u]}")
+            raise SearchError(
+                f"colouring is not proper: adjacent vertices {u!r} and {v!r} share colour {coloring[u]}"
+            )
 
 
 # -- worker side ----------------------------------------------------------------------
@@ -231,7 +236,9 @@ class _Search:
             self.incumbents.append([round(self.elapsed(), 6), len(classes), source])
 
     def task(self, node: _Node) -> _Task:
-        digest = hashlib.blake2b(repr((self.seed, sorted(map(_stable_rank, node.residual)))).encode(), digest_size=8)
+        digest = hashlib.blake2b(
+            repr((self.seed, sorted(map(_stable_rank, node.residual)))).encode(), digest_size=8
+        )
         return _Task(
             graph=self.graph.subgraph(node.residual).copy(),
             depth=node.depth,
@@ -396,7 +403,9 @@ def color_graph(
             stop_reason = "node-limit" if search.heap else "exhausted"
             break
         timeout = None if time_limit is None else max(0.0, time_limit - search.elapsed())
-        done, _ = wait(running, timeout=min(0.5, timeout) if timeout is not None else 0.5, return_when=FIRST_COMPLETED)
+        done, _ = wait(
+            running, timeout=min(0.5, timeout) if timeout is not None else 0.5, return_when=FIRST_COMPLETED
+        )
         for future in done:
             search.absorb(running.pop(future), future.result())
         now = time.perf_counter()
@@ -416,7 +425,9 @@ def color_graph(
     exact = search.exhaustive and search.enumeration_complete
     lower = root_bounds.value
     if exact:
-        lower = max(lower, search.frontier_bound(running.values()) if stop_reason != "exhausted" else search.best)
+        lower = max(
+            lower, search.frontier_bound(running.values()) if stop_reason != "exhausted" else search.best
+        )
     if store is not None:
         store.save(search, running.values())
     labels = {v: graph.nodes[v].get("label", v) for v in graph}
@@ -509,7 +520,9 @@ class _Checkpoint:
         except (OSError, ValueError) as exc:
             raise SearchError(f"{self.path}: cannot read checkpoint: {exc}") from exc
         if state.get("version") != _CHECKPOINT_VERSION or state.get("graph") != self.fingerprint:
-            raise SearchError(f"{self.path}: checkpoint belongs to another graph or version; remove it or drop --resume")
+            raise SearchError(
+                f"{self.path}: checkpoint belongs to another graph or version; remove it or drop --resume"
+            )
         everything = frozenset(self.nodes)
         search.incumbent = tuple(self._set(c) for c in state["incumbent"])
         search.incumbents = state["incumbents"]

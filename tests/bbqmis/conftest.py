@@ -1,4 +1,3 @@
-
 import networkx as nx
 import numpy as np
 import pytest
@@ -29,5 +28,3 @@ def bitstrings():
 @pytest.fixture
 def graphs():
     return random_graphs
-
-

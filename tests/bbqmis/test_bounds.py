@@ -2,7 +2,6 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from bbqmis.errors import InvalidParameterError
 from bbqmis.bounds import (
     ChromaticBounds,
     _ceil,
@@ -11,6 +10,7 @@ from bbqmis.bounds import (
     dsatur,
     greedy_clique,
 )
+from bbqmis.errors import InvalidParameterError
 
 FIELDS = ("clique", "odd_cycle", "hoffman", "edwards", "inertia")
 

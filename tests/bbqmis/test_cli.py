@@ -5,7 +5,6 @@ import subprocess
 import sys
 import time
 
-import networkx as nx
 import pytest
 
 from bbqmis.cli import main
@@ -15,7 +14,9 @@ MYCIEL4 = "data/graphs/myciel4.col"
 
 
 def run_module(*args, **kwargs):
-    return subprocess.run([sys.executable, "-m", "bbqmis", *args], capture_output=True, text=True, timeout=300, **kwargs)
+    return subprocess.run(
+        [sys.executable, "-m", "bbqmis", *args], capture_output=True, text=True, timeout=300, **kwargs
+    )
 
 
 def test_default_qaoa_run_proves_myciel3(tmp_path, capsys):
@@ -71,9 +72,23 @@ def test_mpi_run_matches_the_serial_run(tmp_path):
     serial, parallel = tmp_path / "serial.json", tmp_path / "mpi.json"
     assert run_module(MYCIEL4, "--sampler", "exact", "--json", str(serial), "--quiet").returncode == 0
     result = subprocess.run(
-        ["mpiexec", "-n", "3", sys.executable, "-m", "bbqmis", MYCIEL4, "--sampler", "exact", "--json", str(parallel),
-         "--quiet"],
-        capture_output=True, text=True, timeout=300,
+        [
+            "mpiexec",
+            "-n",
+            "3",
+            sys.executable,
+            "-m",
+            "bbqmis",
+            MYCIEL4,
+            "--sampler",
+            "exact",
+            "--json",
+            str(parallel),
+            "--quiet",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert result.returncode == 0, result.stderr
     a, b = json.loads(serial.read_text()), json.loads(parallel.read_text())
@@ -84,10 +99,21 @@ def test_mpi_run_matches_the_serial_run(tmp_path):
 def test_killed_run_resumes_without_losing_the_incumbent(tmp_path):
     checkpoint, out = tmp_path / "run.ckpt", tmp_path / "result.json"
     # Sleeping 3 x the quantum time after each circuit makes the search slow enough to kill.
-    args = [MYCIEL4, "--seed", "2", "--sleep-factor", "3", "--checkpoint", str(checkpoint),
-            "--checkpoint-interval", "0.2", "--quiet"]
-    process = subprocess.Popen([sys.executable, "-m", "bbqmis", *args], stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL)
+    args = [
+        MYCIEL4,
+        "--seed",
+        "2",
+        "--sleep-factor",
+        "3",
+        "--checkpoint",
+        str(checkpoint),
+        "--checkpoint-interval",
+        "0.2",
+        "--quiet",
+    ]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "bbqmis", *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     deadline = time.monotonic() + 240
     state = None
     while time.monotonic() < deadline:

@@ -23,7 +23,9 @@ def statevector_energy(problem, gamma, beta):
 def random_ising(graph, rng):
     n = graph.number_of_nodes()
     rows, cols = np.array(list(graph.edges), dtype=int).reshape(-1, 2).T
-    J = sp.csr_array((rng.normal(size=rows.size), (np.minimum(rows, cols), np.maximum(rows, cols))), shape=(n, n))
+    J = sp.csr_array(
+        (rng.normal(size=rows.size), (np.minimum(rows, cols), np.maximum(rows, cols))), shape=(n, n)
+    )
     return rng.normal(size=n), J, float(rng.normal())
 
 

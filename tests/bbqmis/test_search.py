@@ -64,7 +64,9 @@ def test_random_graphs_against_brute_force(graphs):
         assert result.optimal and result.num_colors == chi
 
 
-@pytest.mark.parametrize(("name", "chi"), [("myciel3", 4), ("myciel4", 5), ("queen5_5", 5), ("huck", 11), ("anna", 11)])
+@pytest.mark.parametrize(
+    ("name", "chi"), [("myciel3", 4), ("myciel4", 5), ("queen5_5", 5), ("huck", 11), ("anna", 11)]
+)
 def test_bundled_dimacs_graphs_are_proven_exactly(name, chi):
     graph = read_graph(f"{DATA}/{name}.col")
     result = color_graph(graph, sampler="exact", seed=0, time_limit=120)
@@ -131,7 +133,11 @@ def test_empty_graph():
     [
         (nx.DiGraph([(0, 1)]), {}, "graph must be an undirected simple networkx.Graph"),
         (nx.Graph([(0, 0)]), {}, "graph has a self-loop at 0: it cannot be coloured"),
-        (nx.path_graph(3), {"strategy": "random"}, "strategy must be one of 'best-first', 'depth-first'; got 'random'"),
+        (
+            nx.path_graph(3),
+            {"strategy": "random"},
+            "strategy must be one of 'best-first', 'depth-first'; got 'random'",
+        ),
         (nx.path_graph(3), {"node_limit": 0}, "node_limit must be a positive integer, got 0"),
         (nx.path_graph(3), {"sampler": "magic"}, "sampler must be one of"),
     ],

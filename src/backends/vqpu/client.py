@@ -1,8 +1,9 @@
 """The ``vqpu:<url>`` backend: circuits run on a shared vQPU server.
 
->>> backend = get_backend("vqpu:http://127.0.0.1:8765", token="...", sleep_factor=2.0)  # doctest: +SKIP
->>> backend.run([circuit], shots=1000)                                                   # doctest: +SKIP
-[{'00': 497, '11': 503}]
+.. code-block:: python
+
+    backend = get_backend("vqpu:http://127.0.0.1:8765", token="...", sleep_factor=2.0)
+    backend.run([circuit], shots=1000)  # [{'00': 497, '11': 503}]
 
 Checks, timing records and the sleep factor come from
 :class:`~backends.base.BaseBackend`; the execute step sends the batch to the server
