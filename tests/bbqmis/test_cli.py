@@ -132,3 +132,17 @@ def test_killed_run_resumes_without_losing_the_incumbent(tmp_path):
     assert data["num_colors"] == 5 and data["optimal"]
     assert data["stats"]["nodes_explored"] > state["stats"]["nodes_explored"]
     assert data["stats"]["incumbents"][: len(state["incumbents"])] == state["incumbents"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("backend", ["aer:noisy-adonis", "iqm-fake:adonis"])
+def test_noisy_and_fake_device_backends_run_unchanged(backend, tmp_path, capsys):
+    out = tmp_path / "result.json"
+    assert (
+        main([MYCIEL3, "--backend", backend, "--shots", "256", "--seed", "3", "--json", str(out), "--quiet"])
+        == 0
+    )
+    assert f"qaoa on {backend}" in capsys.readouterr().out
+    data = json.loads(out.read_text())
+    assert data["num_colors"] == 4 and data["optimal"] is True
+    assert data["stats"]["sampler"]["circuits"] >= 1 and data["stats"]["sampler"]["quantum_seconds"] > 0
