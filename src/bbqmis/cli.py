@@ -62,7 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         metavar="Q",
         help="widest circuit to run; wider components are cut or solved classically "
-        "(default: the backend's qubits)",
+        "(default: the backend's qubits, at most 24)",
     )
     parser.add_argument("--time-limit", type=float, default=None, metavar="S", help="stop after S seconds")
     parser.add_argument(

@@ -237,6 +237,10 @@ class AnnealingSampler(_BitstringSampler):
         return Counter("".join(map(str, row[::-1])) for row in bits.astype(int))
 
 
+#: Default widest QAOA circuit when ``max_qubits`` is not given.
+_DEFAULT_MAX_QUBITS = 24
+
+
 @lru_cache(maxsize=8)
 def _backend(spec: str, options: tuple):
     """One backend per (spec, options) per process: backends are not pickled to workers."""
@@ -261,7 +265,9 @@ class QAOASampler(_BitstringSampler):
         Backend spec for :func:`backends.get_backend`.
     shots : int, default=1024
     max_qubits : int, optional
-        Widest circuit to run; defaults to the backend's qubit count.
+        Widest circuit to run; defaults to the backend's qubit count, at most 24 (a
+        statevector of more qubits takes GBs and minutes per circuit on a simulator;
+        pass a larger value explicitly for a larger device).
     penalty : float, default=2.0
     max_sets : int, default=64
     sleep_factor : float, default=0.0
@@ -270,7 +276,8 @@ class QAOASampler(_BitstringSampler):
         Use circuit cutting for components wider than ``max_qubits``.
     max_cut_overhead : float, default=256.0
         Largest sampling overhead ``16**cuts`` accepted (256: two wire cuts); a wider
-        plan falls back to annealing.
+        plan falls back to annealing. Cutting is not tried for a component of more than
+        ``(cuts + 1) * max_qubits`` vertices, which no plan within the bound can fit.
     """
 
     def __init__(
@@ -299,7 +306,7 @@ class QAOASampler(_BitstringSampler):
 
     def _bitstrings(self, problem, rng, stats):
         device = self._device()
-        width = min(self.max_qubits or device.num_qubits, device.num_qubits)
+        width = min(self.max_qubits or _DEFAULT_MAX_QUBITS, device.num_qubits)
         angles = qaoa.optimize(problem)
         seed = int(rng.integers(2**31))
         before = len(device.timings)
@@ -315,7 +322,8 @@ class QAOASampler(_BitstringSampler):
 
     def _wide(self, problem, angles, device, width, seed, rng, stats):
         """Counts for a component wider than the device: circuit cutting, else annealing."""
-        if self.cut:
+        max_cuts = int(np.log(max(self.max_cut_overhead, 1.0)) / np.log(16.0) + 1e-9)
+        if self.cut and problem.num_nodes <= (max_cuts + 1) * width:
             import cutting
 
             try:

@@ -51,7 +51,12 @@ __all__ = ["ColoringResult", "color_graph", "verify_coloring"]
 
 #: Children of one expansion that get a DSATUR completion (the sampler's best first).
 _COMPLETIONS_PER_EXPANSION = 8
+#: A residual ``H - N[v]`` of at most this many vertices has its remaining maximal sets
+#: enumerated in the same expansion, after the sampler's, instead of by a completion node.
+_EAGER_ENUMERATION_NODES = 16
 _STRATEGIES = ("best-first", "depth-first")
+#: networkx greedy strategies whose best colouring is the first incumbent.
+_GREEDY = ("DSATUR", "largest_first", "smallest_last")
 _CHECKPOINT_VERSION = 1
 
 
@@ -70,8 +75,10 @@ class ColoringResult:
     optimal : bool
         True exactly when ``num_colors == lower_bound``.
     stats : dict
-        Search statistics: ``nodes_explored``, ``nodes_pruned``, ``duplicates``,
-        ``open_nodes``, ``root_lower_bound``, ``root_bounds``, ``initial_colors``,
+        Search statistics: ``nodes_explored`` (node expansions, ``completions``
+        of them enumerating the children a sampler missed), ``nodes_pruned``,
+        ``duplicates``, ``open_nodes``, ``root_lower_bound``, ``root_bounds``,
+        ``initial_colors`` (best of networkx's DSATUR, largest-first, smallest-last),
         ``stop_reason`` (``"bounds-met"``, ``"exhausted"``, ``"node-limit"``,
         ``"time-limit"``), ``exhaustive``, ``seconds``, ``incumbents`` (list of
         ``[seconds, colours, source]``) and ``sampler`` (calls, circuits, shots,
@@ -129,6 +136,7 @@ class _Expansion:
     children: list[tuple[frozenset, int]]  # (colour class, bound)
     generated: frozenset  # every class generated, pruned or not
     completion: tuple[frozenset, dict] | None  # (class, DSATUR colouring of the rest)
+    all_children: bool  # every maximal set containing v was generated: no completion node
     complete: bool  # False when an enumeration hit its limit
     pruned: int
     stats: Counter
@@ -145,16 +153,25 @@ def _stable_rank(v) -> int:
 def _expand(task: _Task) -> _Expansion:
     """Children of one node, with bounds and a DSATUR completion of the most promising."""
     graph = task.graph
+    all_children, complete = False, True
     if task.exhaustive:
         v = _branch_vertex(graph)
         rest = graph.subgraph(set(graph) - set(graph[v]) - {v})
-        sampler = ExactSampler() if task.complete and not task.sampler.exhaustive else task.sampler
-        samples = sampler.sample(rest, seed=task.seed)
-        classes = [s | {v} for s in samples.sets]
-        complete = samples.complete or not task.complete
+        if task.complete or task.sampler.exhaustive:
+            sampler = task.sampler if task.sampler.exhaustive else ExactSampler()
+            samples = sampler.sample(rest, seed=task.seed)
+            sets, all_children, complete = samples.sets, True, samples.complete
+        else:
+            samples = task.sampler.sample(rest, seed=task.seed)
+            sets = samples.sets
+            if rest.number_of_nodes() <= _EAGER_ENUMERATION_NODES:
+                every = ExactSampler().sample(rest)
+                sets = list(dict.fromkeys([*sets, *every.sets]))
+                all_children, complete = True, every.complete
+        classes = [s | {v} for s in sets]
     else:
         samples = task.sampler.sample(graph, seed=task.seed)
-        classes, complete = list(samples.sets), True
+        classes = list(samples.sets)
     nodes = list(graph)
     adjacency = nx.to_numpy_array(graph, nodelist=nodes, dtype=bool, weight=None)
     position = {v: i for i, v in enumerate(nodes)}
@@ -178,7 +195,7 @@ def _expand(task: _Task) -> _Expansion:
             if used < best:
                 rest_coloring = {nodes[i]: int(c) for i, c in zip(rest_index, colors, strict=True)}
                 best, completion = used, (color_class, rest_coloring)
-    return _Expansion(children, frozenset(classes), completion, complete, pruned, samples.stats)
+    return _Expansion(children, frozenset(classes), completion, all_children, complete, pruned, samples.stats)
 
 
 # -- manager side -----------------------------------------------------------------------
@@ -253,6 +270,7 @@ class _Search:
     def absorb(self, node: _Node, result: _Expansion) -> None:
         """Queue the children of an expanded node and take its completion."""
         self.stats["nodes_explored"] += 1
+        self.stats["completions"] += node.complete
         self.stats["nodes_pruned"] += result.pruned
         self.sampler_stats.update(result.stats)
         self.enumeration_complete &= result.complete
@@ -273,7 +291,7 @@ class _Search:
             else:
                 self.seen[residual] = node.depth + 1
                 self.push(_Node((*node.classes, color_class), residual, bound))
-        if self.exhaustive and not node.complete and not self.sampler.exhaustive:
+        if self.exhaustive and not result.all_children:
             self.push(_Node(node.classes, node.residual, node.bound, True, result.generated))
 
     def frontier_bound(self, in_flight) -> int:
@@ -374,7 +392,7 @@ def color_graph(
     if store is not None and resume and store.path.exists():
         store.load(search)
     else:
-        for strategy_name in ("DSATUR", "largest_first", "smallest_last"):
+        for strategy_name in _GREEDY:
             search.offer(_color_classes(nx.greedy_color(graph, strategy=strategy_name)), strategy_name)
         if root and root_bounds.value < search.best:
             search.seen[root] = 0
@@ -434,11 +452,16 @@ def color_graph(
     coloring = {v: color for color, cls in enumerate(search.incumbent) for v in cls}
     verify_coloring(graph, coloring)
     stats = {
-        **{key: int(search.stats[key]) for key in ("nodes_explored", "nodes_pruned", "duplicates")},
+        **{
+            key: int(search.stats[key])
+            for key in ("nodes_explored", "completions", "nodes_pruned", "duplicates")
+        },
         "open_nodes": len(search.heap) + len(running),
         "root_lower_bound": root_bounds.value,
         "root_bounds": root_bounds.__dict__.copy(),
-        "initial_colors": search.incumbents[0][1] if search.incumbents else 0,
+        "initial_colors": min(
+            (colors for _, colors, source in search.incumbents if source in _GREEDY), default=0
+        ),
         "stop_reason": stop_reason,
         "exhaustive": exact,
         "strategy": strategy,
