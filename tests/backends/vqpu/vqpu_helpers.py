@@ -25,7 +25,7 @@ SRC = HERE.parents[2] / "src"
 
 
 def plain_aer(argument: str, /, *, name: str, **options) -> AerBackend:
-    """Factory of the ``plain-aer`` spec registered by ``serve_plain_aer.py``: ideal Aer capped at 5 qubits."""
+    """Factory of the ``plain-aer`` spec of ``serve_plain_aer.py``: ideal Aer capped at 5 qubits."""
     return AerBackend(AerSimulator(), name=name, num_qubits=5, **options)
 
 
