@@ -276,10 +276,7 @@ class _Search:
         self.enumeration_complete &= result.complete
         if result.completion is not None:
             color_class, rest = result.completion
-            groups: dict[int, set] = {}
-            for v, color in rest.items():
-                groups.setdefault(color, set()).add(v)
-            self.offer((*node.classes, color_class, *map(frozenset, groups.values())), "dsatur-completion")
+            self.offer((*node.classes, color_class, *_color_classes(rest)), "dsatur-completion")
         for color_class, bound in result.children:
             residual = node.residual - color_class
             if bound >= self.best:
