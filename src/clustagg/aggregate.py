@@ -1,0 +1,212 @@
+"""From base clusterings to one clustering: candidates, conflict graph, MWIS QUBO, labels.
+
+Every cluster of every base clustering is a candidate. Two candidates conflict when they
+share a point; an independent set of the conflict graph is a set of non-overlapping
+clusters, and the heaviest one (weights |C_i| / max_j |C_j|) covers the most points.
+
+Tie-break
+---------
+A base clustering that covers every point is always an optimum (weight ``N / max|C|``),
+so optima tie heavily. Every candidate gets a bonus ``delta = 1 / (2 n max|C|)``
+(``n`` candidates) on top of its weight, which breaks ties toward *more* clusters, the
+choice that reproduces the reference run. It cannot change the optimum weight: see
+:func:`mwis_problem`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import networkx as nx
+import numpy as np
+from sklearn.metrics import silhouette_score
+
+from bbqmis.problem import MISProblem
+
+from ._validation import check_points, check_positive_int, check_seed
+from .errors import InvalidParameterError
+
+__all__ = ["Candidates", "assign_labels", "conflict_graph", "mwis_problem", "score"]
+
+
+@dataclass(frozen=True)
+class Candidates:
+    """The candidate clusters of one round.
+
+    Attributes
+    ----------
+    labelings : ndarray of shape (n_algorithms, n_samples), dtype int32
+        Labels ``0..k_a-1`` of each base clustering.
+    algorithms : tuple of str
+        Name of each row.
+    """
+
+    labelings: np.ndarray
+    algorithms: tuple[str, ...]
+
+    def __post_init__(self):
+        if self.labelings.ndim != 2 or len(self.labelings) != len(self.algorithms):
+            raise InvalidParameterError(
+                f"labelings must have shape ({len(self.algorithms)}, n_samples), got {self.labelings.shape}"
+            )
+        if self.labelings.size and self.labelings.min() < 0:
+            raise InvalidParameterError("labelings must be non-negative (noise is a cluster of its own)")
+
+    @cached_property
+    def offsets(self) -> np.ndarray:
+        """Global id of each algorithm's cluster 0, shape (n_algorithms + 1,); the last is n."""
+        return np.r_[0, np.cumsum(self.labelings.max(axis=1) + 1)]
+
+    @property
+    def global_labels(self) -> np.ndarray:
+        """Labelings shifted to global candidate ids (per-rank offsets), shape (n_algorithms, n_samples)."""
+        return self.labelings + self.offsets[:-1, None]
+
+    @cached_property
+    def sizes(self) -> np.ndarray:
+        """Points per candidate, shape (n_candidates,)."""
+        return np.bincount(self.global_labels.ravel(), minlength=int(self.offsets[-1]))
+
+    def origin(self, candidate: int) -> dict:
+        """``{"algorithm", "cluster", "size"}`` of a global candidate id."""
+        a = int(np.searchsorted(self.offsets, candidate, side="right") - 1)
+        return {
+            "algorithm": self.algorithms[a],
+            "cluster": int(candidate - self.offsets[a]),
+            "size": int(self.sizes[candidate]),
+        }
+
+
+def conflict_graph(candidates: Candidates) -> nx.Graph:
+    """Graph of candidates, with an edge between every two clusters that share a point.
+
+    Parameters
+    ----------
+    candidates : Candidates
+
+    Returns
+    -------
+    networkx.Graph
+        Nodes ``0..n-1`` (global candidate ids) with attributes ``algorithm``,
+        ``cluster`` and ``size``. Clusters of one base clustering never conflict.
+    """
+    labels = candidates.global_labels.astype(np.int64)
+    n = int(candidates.offsets[-1])
+    graph = nx.Graph()
+    graph.add_nodes_from((c, candidates.origin(c)) for c in range(n))
+    for a in range(len(labels)):
+        for b in range(a + 1, len(labels)):
+            pairs = np.unique(labels[a] * n + labels[b])
+            graph.add_edges_from(zip((pairs // n).tolist(), (pairs % n).tolist(), strict=True))
+    return graph
+
+
+def mwis_problem(graph: nx.Graph) -> MISProblem:
+    """Build the reference's MWIS QUBO, with the tie-break bonus.
+
+    Weights ``w_i = |C_i| / M + delta`` with ``M = max_j |C_j|`` and
+    ``delta = 1 / (2 n M)``; penalty ``lambda = n`` (at least 2, which only matters for
+    a single candidate).
+
+    Why the bonus cannot change the optimum weight: for independent sets ``S`` and ``T``
+    the unperturbed weights ``W(S) = sum_{i in S} |C_i| / M`` are multiples of ``1 / M``,
+    so ``W(S) != W(T)`` implies ``|W(S) - W(T)| >= 1 / M``. The bonuses differ by
+    ``delta * ||S| - |T|| <= delta * n = 1 / (2M) < 1 / M``, so the perturbed order of
+    ``S`` and ``T`` is the unperturbed one; only sets of equal weight are reordered, the
+    one with more clusters first. The penalty exceeds every weight (``n >= 2 > 1 + delta``),
+    so every QUBO optimum is an independent set.
+
+    Parameters
+    ----------
+    graph : networkx.Graph
+        From :func:`conflict_graph` (node attribute ``size``).
+
+    Returns
+    -------
+    MISProblem
+        Its graph's nodes also carry ``weight = 2 n |C_i| + 1``, the same weights times
+        ``2 n M``, as exact integers for exact solvers.
+    """
+    sizes = np.array([graph.nodes[c]["size"] for c in graph.nodes], dtype=np.int64)
+    n = len(sizes)
+    integer = 2 * n * sizes + 1
+    nx.set_node_attributes(graph, dict(zip(graph.nodes, integer.tolist(), strict=True)), "weight")
+    return MISProblem(graph, weights=integer / (2 * n * sizes.max()), penalty=max(n, 2))
+
+
+def assign_labels(X: np.ndarray, candidates: Candidates, chosen, *, chunk_size: int = 65536) -> np.ndarray:
+    """Labels of the aggregated clustering.
+
+    Points of a chosen cluster keep it; the others join the chosen cluster with the
+    nearest centroid.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    candidates : Candidates
+    chosen : iterable of int
+        Global ids of pairwise non-overlapping candidates (at least one).
+    chunk_size : int, default=65536
+        Points per distance block (the block is ``chunk_size x len(chosen)``).
+
+    Returns
+    -------
+    labels : ndarray of shape (n_samples,), dtype int32
+        ``0..len(chosen)-1`` in the order of ``sorted(chosen)``.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``chosen`` is empty or two chosen clusters share a point.
+    """
+    X = check_points(X, name="X", min_samples=1)
+    chosen = np.array(sorted(set(map(int, chosen))), dtype=np.int64)
+    if chosen.size == 0:
+        raise InvalidParameterError("chosen must name at least one candidate cluster")
+    position = np.full(int(candidates.offsets[-1]), -1, dtype=np.int64)
+    position[chosen] = np.arange(chosen.size)
+    hits = position[candidates.global_labels]
+    covered = (hits >= 0).sum(axis=0)
+    if covered.max() > 1:
+        raise InvalidParameterError(f"chosen clusters overlap at point {int(np.argmax(covered > 1))}")
+    labels = hits.max(axis=0)
+    inside = labels >= 0
+    centroids = np.stack(
+        [np.bincount(labels[inside], X[inside, j], chosen.size) for j in range(X.shape[1])], 1
+    )
+    centroids /= np.bincount(labels[inside], minlength=chosen.size)[:, None]
+    outside = np.flatnonzero(~inside)
+    for start in range(0, outside.size, chunk_size):
+        block = outside[start : start + chunk_size]
+        distance = ((X[block, None, :] - centroids[None]) ** 2).sum(-1)
+        labels[block] = np.argmin(distance, axis=1)
+    return labels.astype(np.int32)
+
+
+def score(X: np.ndarray, labels: np.ndarray, *, sample_size: int | None = 20000, seed: int = 0) -> float:
+    """Silhouette of a clustering, on a seeded sample or exact.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    labels : ndarray of shape (n_samples,)
+    sample_size : int or None, default=20000
+        Points in the seeded sample (within about 0.001 of the exact score on the reference
+        data); ``None`` for the exact score. Both are computed by scikit-learn in blocks
+        of bounded memory, never as a full n x n matrix.
+    seed : int, default=0
+
+    Returns
+    -------
+    float
+        In [-1, 1]; ``-1`` for a single cluster (the silhouette is undefined there).
+        Singletons score 0 (scikit-learn), not 1 as in the reference C++ code.
+    """
+    if sample_size is not None:
+        sample_size = check_positive_int(sample_size, "sample_size")
+    if len(np.unique(labels)) < 2:
+        return -1.0
+    if sample_size is not None and sample_size >= len(X):
+        sample_size = None
+    return float(silhouette_score(X, labels, sample_size=sample_size, random_state=check_seed(seed)))

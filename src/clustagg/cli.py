@@ -1,0 +1,270 @@
+"""Command line: ``python -m clustagg {run,workflow,cluster,aggregate,score,generate}``.
+
+Exit status 0 on success, 2 with a one-line reason on bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from . import steps
+from .data import REFERENCE_SAMPLES, make_reference_points, read_points
+from .errors import ClustAggError, InvalidParameterError
+from .runner import MODES, run
+from .solvers import SOLVERS, get_solver
+
+__all__ = ["main"]
+
+EXAMPLES = """\
+examples:
+  python -m clustagg run --n-samples 5000 --seed 1 --json result.json --plot clusters.png
+  mpiexec -n 3 python -m clustagg run --points data.csv --quantum-delay 2
+  python -m clustagg run --mode malleable --n-samples 5000
+  python -m clustagg workflow --n-samples 5000 --workdir wf/
+  python -m clustagg run --solver qaoa --backend aer --max-qubits 20 --n-samples 2000
+
+workflow steps (what workflow and examples/clustagg/workflow.cwl run per round, seed + round):
+  python -m clustagg generate --n-samples 5000 --out points.csv
+  mpiexec -n 3 python -m clustagg cluster --points points.csv --seed 0 --out clusters.npz
+  python -m clustagg aggregate --clusters clusters.npz --seed 0 --out selection.json
+  python -m clustagg score --points points.csv --clusters clusters.npz --selection selection.json \\
+      --seed 0 --out score.json --labels-out labels.npy
+"""
+
+
+class _Parser(argparse.ArgumentParser):
+    """ArgumentParser whose errors are one line on stderr and exit status 2."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def _solver_arguments(parser) -> None:
+    group = parser.add_argument_group("solver")
+    group.add_argument(
+        "--solver", choices=sorted(SOLVERS), default="anneal", help="MWIS solver (default: anneal)"
+    )
+    group.add_argument("--backend", help="backend spec for --solver qaoa (default: aer)")
+    group.add_argument("--shots", type=int, help="QAOA shots (default: 1024)")
+    group.add_argument(
+        "--max-qubits", type=int, help="QAOA width limit; wider graphs fall back to annealing (20)"
+    )
+    group.add_argument("--num-reads", type=int, help="annealing reads (default: 50)")
+    group.add_argument(
+        "--quantum-delay", type=float, default=0.0, metavar="S", help="emulated QPU seconds per step"
+    )
+
+
+def _solver_options(args) -> dict:
+    applies = {"qaoa": ("backend", "shots", "max_qubits"), "anneal": ("num_reads",), "exact": ()}
+    options = {}
+    for name in ("backend", "shots", "max_qubits", "num_reads"):
+        value = getattr(args, name)
+        if value is None:
+            continue
+        if name not in applies[args.solver]:
+            raise InvalidParameterError(
+                f"--{name.replace('_', '-')} does not apply to --solver {args.solver}"
+            )
+        options[name] = value
+    return options
+
+
+def _silhouette_arguments(parser) -> None:
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument(
+        "--sample-size", type=int, default=20000, help="silhouette sample size (default: 20000)"
+    )
+    group.add_argument("--exact-silhouette", action="store_true", help="exact silhouette over all points")
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="python -m clustagg",
+        description="Clustering aggregation: k-means, DBSCAN and single linkage combined by a "
+        "maximum-weight independent set (annealing, exact or QAOA), looped until the silhouette "
+        "exceeds a threshold.",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    for name, text in (("run", "run the whole loop"), ("workflow", "run the loop as file-passing steps")):
+        sub = commands.add_parser(
+            name,
+            help=text,
+            description=text,
+            epilog=EXAMPLES,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        source = sub.add_mutually_exclusive_group()
+        source.add_argument("--points", type=Path, help="CSV (x,y,... per line, optional header) or .npy")
+        source.add_argument(
+            "--n-samples",
+            type=int,
+            default=REFERENCE_SAMPLES,
+            help=f"size of the generated reference data (default: {REFERENCE_SAMPLES})",
+        )
+        if name == "run":
+            sub.add_argument(
+                "--mode", choices=MODES, default="baseline", help="resource mode (default: baseline)"
+            )
+        sub.add_argument("--seed", type=int, default=0, help="run seed; round i uses seed + i (default: 0)")
+        sub.add_argument(
+            "--threshold", type=float, default=0.8, help="stop above this silhouette (default: 0.8)"
+        )
+        sub.add_argument("--max-iter", type=int, default=10, help="at most this many rounds (default: 10)")
+        _solver_arguments(sub)
+        _silhouette_arguments(sub)
+        sub.add_argument("--workdir", type=Path, help="files of the malleable/workflow modes (resumable)")
+        sub.add_argument(
+            "--workers", type=int, default=2, help="processes spawned per malleable cluster phase"
+        )
+        sub.add_argument(
+            "--cluster-processes", type=int, default=3, help="MPI processes of the workflow cluster step"
+        )
+        sub.add_argument("--json", type=Path, help="write the AggregationResult as JSON")
+        sub.add_argument("--plot", type=Path, help="save a scatter plot of the chosen clustering")
+
+    sub = commands.add_parser("generate", help="write the reference data as CSV")
+    sub.add_argument("--n-samples", type=int, default=REFERENCE_SAMPLES)
+    sub.add_argument("--out", type=Path, required=True)
+
+    sub = commands.add_parser("cluster", help="step 1: the three base clusterings (one per MPI rank)")
+    sub.add_argument("--points", type=Path, required=True)
+    sub.add_argument("--seed", type=int, required=True)
+    sub.add_argument("--out", type=Path, required=True, help="clusters .npz")
+
+    sub = commands.add_parser("aggregate", help="step 2: MWIS over the candidate clusters (the quantum step)")
+    sub.add_argument("--clusters", type=Path, required=True)
+    sub.add_argument("--seed", type=int, required=True)
+    sub.add_argument("--out", type=Path, required=True, help="selection .json")
+    _solver_arguments(sub)
+
+    sub = commands.add_parser("score", help="step 3: labels, silhouette and the loop state")
+    sub.add_argument("--points", type=Path, required=True)
+    sub.add_argument("--clusters", type=Path, required=True)
+    sub.add_argument("--selection", type=Path, required=True)
+    sub.add_argument("--seed", type=int, required=True)
+    sub.add_argument("--out", type=Path, required=True, help="score .json (loop state)")
+    sub.add_argument("--labels-out", type=Path, required=True, help="best labels so far (.npy)")
+    sub.add_argument("--previous", type=Path, help="previous round's score .json")
+    sub.add_argument("--previous-labels", type=Path, help="previous round's labels .npy")
+    _silhouette_arguments(sub)
+    return parser
+
+
+def _points(args) -> np.ndarray:
+    return read_points(args.points) if args.points is not None else make_reference_points(args.n_samples)
+
+
+def _run(args) -> None:
+    mode = getattr(args, "mode", "workflow")
+    comm = None
+    if mode == "baseline":
+        from mpi4py import MPI
+
+        comm = MPI.COMM_WORLD
+    error = options = points = None
+    if comm is None or comm.rank == 0:
+        try:
+            options = _solver_options(args)
+            points = _points(args)
+        except ValueError as exc:
+            error = str(exc)
+    if comm is not None:
+        error, options = comm.bcast((error, options), root=0)
+    if error:
+        raise InvalidParameterError(error)
+    result = run(
+        points,
+        mode,
+        args.solver,
+        args.seed,
+        threshold=args.threshold,
+        max_iter=args.max_iter,
+        quantum_delay=args.quantum_delay,
+        sample_size=None if args.exact_silhouette else args.sample_size,
+        solver_options=options,
+        workdir=args.workdir,
+        workers=args.workers,
+        cluster_processes=args.cluster_processes,
+        comm=comm,
+    )
+    if comm is not None and comm.rank != 0:
+        return
+    if args.json:
+        args.json.write_text(json.dumps(result.to_json()))
+    if args.plot:
+        from .plotting import plot_clustering
+
+        winners = sorted({c["algorithm"] for c in result.chosen_clusters})
+        plot_clustering(
+            points,
+            result.labels,
+            args.plot,
+            title=f"silhouette {result.silhouette:.3f}, round {result.best_iteration} ({'+'.join(winners)})",
+        )
+    scores = ", ".join(f"{s:.3f}" for s in result.iterations)
+    print(
+        f"{mode}: silhouette {result.silhouette:.3f} at round {result.best_iteration} "
+        f"from {len(result.chosen_clusters)} clusters; rounds [{scores}]; "
+        f"wall {result.wall_seconds:.2f} s, {result.node_seconds:.2f} node-s"
+    )
+
+
+def _step(args) -> None:
+    if args.command == "generate":
+        from .data import write_points
+
+        write_points(make_reference_points(args.n_samples), args.out)
+    elif args.command == "cluster":
+        from mpi4py import MPI
+
+        steps.cluster_file(read_points(args.points), args.seed, args.out, MPI.COMM_WORLD)
+    elif args.command == "aggregate":
+        solver = get_solver(args.solver, **_solver_options(args))
+        steps.aggregate_file(args.clusters, args.seed, args.out, solver, quantum_delay=args.quantum_delay)
+    else:
+        if (args.previous is None) != (args.previous_labels is None):
+            raise InvalidParameterError("--previous and --previous-labels go together")
+        state = steps.score_file(
+            read_points(args.points),
+            args.clusters,
+            args.selection,
+            args.seed,
+            args.out,
+            args.labels_out,
+            previous=args.previous,
+            previous_labels=args.previous_labels,
+            sample_size=None if args.exact_silhouette else args.sample_size,
+        )
+        print(
+            json.dumps(
+                {
+                    "silhouette": state.iterations[-1],
+                    "best": state.silhouette,
+                    "rounds": len(state.iterations),
+                }
+            )
+        )
+
+
+def main(argv=None) -> int:
+    """Run the command line; return the exit status."""
+    args = _build_parser().parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s")
+    try:
+        if args.command in ("run", "workflow"):
+            _run(args)
+        else:
+            _step(args)
+    except (ValueError, ClustAggError) as error:
+        print(f"python -m clustagg {args.command}: error: {error}".splitlines()[0], file=sys.stderr)
+        return 2
+    return 0

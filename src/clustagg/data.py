@@ -1,0 +1,119 @@
+"""Points for the clustering workload: the reference data set and CSV files.
+
+:func:`parse_points` is pure (lines in, array out); :func:`read_points` opens a file and
+passes its lines on, so errors name the file and the line.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+import numpy as np
+from sklearn.datasets import make_blobs
+
+from ._validation import check_points, check_positive_int
+from .errors import DataFormatError
+
+__all__ = ["REFERENCE_SAMPLES", "make_reference_points", "parse_points", "read_points", "write_points"]
+
+#: Size of the reference data set.
+REFERENCE_SAMPLES = 80_000
+
+
+def make_reference_points(n_samples: int = REFERENCE_SAMPLES) -> np.ndarray:
+    """Generate the reference data: eight 2-D Gaussian blobs (``make_blobs`` seeded with 0x1337).
+
+    Parameters
+    ----------
+    n_samples : int, default=80000
+        Number of points; 80,000 regenerates the reference CSV exactly, fewer points give
+        a smaller data set of the same shape (centres do not depend on ``n_samples``).
+
+    Returns
+    -------
+    points : ndarray of shape (n_samples, 2)
+
+    Examples
+    --------
+    >>> make_reference_points(1000).shape
+    (1000, 2)
+    """
+    n_samples = check_positive_int(n_samples, "n_samples")
+    points, _ = make_blobs(
+        n_samples=n_samples, centers=8, n_features=2, random_state=0x1337, center_box=(-20.0, 20.0)
+    )
+    return points
+
+
+def parse_points(lines: Iterable[str], source: str = "<lines>") -> np.ndarray:
+    """Parse comma-separated points, one per line; a first line that is not numeric is a header.
+
+    Parameters
+    ----------
+    lines : iterable of str
+    source : str
+        Name used in error messages (usually the file path).
+
+    Returns
+    -------
+    points : ndarray of shape (n_samples, n_features)
+
+    Raises
+    ------
+    DataFormatError
+        On a non-numeric field, a row of another width, or no data, naming ``source`` and
+        the line.
+    """
+    rows: list[list[float]] = []
+    for number, line in enumerate(lines, start=1):
+        text = line.strip()
+        if not text or text.startswith("#"):
+            continue
+        fields = text.split(",")
+        try:
+            values = [float(field) for field in fields]
+        except ValueError:
+            if number == 1:
+                continue  # header
+            raise DataFormatError(f"{source}, line {number}: expected numbers, got {text!r}") from None
+        if not np.isfinite(values).all():
+            raise DataFormatError(f"{source}, line {number}: values must be finite, got {text!r}")
+        if rows and len(values) != len(rows[0]):
+            raise DataFormatError(
+                f"{source}, line {number}: expected {len(rows[0])} columns, got {len(values)}"
+            )
+        rows.append(values)
+    if len(rows) < 2:
+        raise DataFormatError(f"{source}: expected at least 2 points, got {len(rows)}")
+    return check_points(rows)
+
+
+def read_points(path: str | os.PathLike) -> np.ndarray:
+    """Read points from a CSV file (see :func:`parse_points`) or a ``.npy`` array.
+
+    Raises
+    ------
+    DataFormatError
+        If the file cannot be read or parsed; the message names the file.
+    """
+    path = Path(path)
+    try:
+        if path.suffix == ".npy":
+            return check_points(np.load(path, allow_pickle=False), name=str(path))
+        with path.open(encoding="utf-8") as handle:
+            return parse_points(handle, source=str(path))
+    except OSError as error:
+        raise DataFormatError(f"{path}: cannot read points ({error.strerror or error})") from None
+    except ValueError as error:
+        if isinstance(error, DataFormatError):
+            raise
+        raise DataFormatError(f"{path}: {error}") from None
+
+
+def write_points(points: np.ndarray, path: str | os.PathLike) -> None:
+    """Write points as CSV with an ``x0,x1,...`` header (readable by :func:`read_points`)."""
+    points = check_points(points)
+    header = ",".join(f"x{i}" for i in range(points.shape[1]))
+    np.savetxt(path, points, delimiter=",", header=header, comments="", fmt="%.17g")

@@ -1,0 +1,63 @@
+"""Figures: the chosen clustering and the nodes in use over time.
+
+Both draw on a :class:`matplotlib.figure.Figure` (Agg canvas), never through pyplot's
+global state, so they work headless and in threads.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from matplotlib.figure import Figure
+
+__all__ = ["plot_clustering", "plot_timelines"]
+
+
+def plot_clustering(X: np.ndarray, labels: np.ndarray, path, *, title: str | None = None) -> None:
+    """Scatter the first two coordinates of ``X`` coloured by ``labels`` and save to ``path``.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    labels : ndarray of shape (n_samples,)
+    path : str or path-like
+        Output file; the format follows its suffix (``.png``, ``.pdf``, ``.svg``).
+    title : str, optional
+    """
+    fig = Figure(figsize=(6, 6))
+    ax = fig.subplots()
+    y = X[:, 1] if X.shape[1] > 1 else np.zeros(len(X))
+    ax.scatter(X[:, 0], y, c=labels, s=1, cmap="tab10", rasterized=True)
+    ax.set_aspect("equal", adjustable="datalim")
+    ax.set_title(title or f"{len(np.unique(labels))} clusters")
+    fig.savefig(path, dpi=120, bbox_inches="tight")
+
+
+def plot_timelines(timelines: dict, path, *, title: str | None = None) -> None:
+    """Step plot of classical nodes in use over time, one panel per entry.
+
+    Parameters
+    ----------
+    timelines : dict of str -> (float, list of list of dict)
+        Panel title -> (node floor, one timeline per concurrent workload, as in
+        :attr:`AggregationResult.timeline`). Concurrent workloads are stacked.
+    path : str or path-like
+    title : str, optional
+    """
+    fig = Figure(figsize=(8, 2.2 * len(timelines)), layout="constrained")
+    axes = np.atleast_1d(fig.subplots(len(timelines), 1, sharex=True))
+    for ax, (name, (floor, workloads)) in zip(axes, timelines.items(), strict=True):
+        ends = [max((r["end"] for r in t), default=0.0) for t in workloads]
+        grid = np.linspace(0, max(ends, default=1.0), 2000)
+        total = np.zeros_like(grid)
+        for timeline, end in zip(workloads, ends, strict=True):
+            nodes = np.where(grid <= end, float(floor), 0.0)
+            for r in timeline:
+                nodes[(grid >= r["start"]) & (grid < r["end"])] = r["nodes"]
+            ax.fill_between(grid, total, total + nodes, step="post", alpha=0.6)
+            total += nodes
+        ax.set_ylabel("nodes")
+        ax.set_title(name, fontsize=9)
+    axes[-1].set_xlabel("time (s)")
+    if title:
+        fig.suptitle(title)
+    fig.savefig(path, dpi=120, bbox_inches="tight")
