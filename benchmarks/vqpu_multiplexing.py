@@ -292,27 +292,35 @@ def measure_point(server: Server, n: int, alpha: float, repeat: int, args) -> di
     }
 
 
-def overhead(server: Server, clients: int = 8, batches: int = 25) -> dict:
-    """Round trip minus execution per batch, with ``clients`` threads submitting concurrently."""
-    from concurrent.futures import ThreadPoolExecutor
-
+def _overhead_client(task: tuple[str, int, int]) -> list[float]:
+    """One client process: round trip minus execution and queue wait, per batch (s)."""
     from backends.vqpu.api import VQPUSession
     from backends.vqpu.wire import encode_circuits
 
+    url, index, batches = task
     payload = encode_circuits([qaoa_like(3, 0.4, 0.3)])
+    out = []
+    with VQPUSession(url, job=f"overhead-{index}") as session:
+        session.execute(payload, 16)  # warm the connection
+        for _ in range(batches):
+            tic = time.time()
+            batch = session.execute(payload, 16)
+            # round trip minus this batch's execution and its wait behind other batches
+            out.append(time.time() - tic - batch["quantum_seconds"] - batch["queue_seconds"])
+    return out
 
-    def client(i: int) -> list[float]:
-        with VQPUSession(server.url, job=f"overhead-{i}") as session:
-            out = []
-            for _ in range(batches):
-                tic = time.time()
-                batch = session.execute(payload, 16)
-                # round trip minus this batch's execution and its wait behind other batches
-                out.append(time.time() - tic - batch["quantum_seconds"] - batch["queue_seconds"])
-            return out
 
-    with ThreadPoolExecutor(clients) as pool:
-        samples = [x for xs in pool.map(client, range(clients)) for x in xs]
+def overhead(server: Server, clients: int = 8, batches: int = 25) -> dict:
+    """Server overhead per batch with ``clients`` client processes submitting concurrently.
+
+    Clients are separate processes, as jobs are; threads of one process would measure
+    their own contention for the interpreter lock as server overhead.
+    """
+    import multiprocessing
+
+    with multiprocessing.get_context("spawn").Pool(clients) as pool:
+        results = pool.map(_overhead_client, [(server.url, i, batches) for i in range(clients)])
+    samples = [x for xs in results for x in xs]
     return {
         "clients": clients,
         "batches": len(samples),

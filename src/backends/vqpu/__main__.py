@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 
 __all__ = ["main"]
@@ -72,6 +73,13 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--max-queue", type=_positive_int, default=1_000, help="batches queued or running")
     serve.add_argument("--max-payload", type=_positive_int, default=8 * 2**20, help="request body bytes")
     serve.add_argument("--max-qubits", type=_positive_int, help="default: the backend's qubits")
+    serve.add_argument(
+        "--threads",
+        type=_positive_int,
+        default=1,
+        help="OpenMP threads of a simulator backend (default %(default)s: batches run one at a time, and "
+        "idle spinning threads would steal cores from the server and its clients)",
+    )
 
     report = commands.add_parser(
         "report",
@@ -102,6 +110,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _serve(args: argparse.Namespace) -> int:
+    # Read when the simulator's OpenMP runtime loads, i.e. before the backend is made.
+    os.environ["OMP_NUM_THREADS"] = str(args.threads)
     import uvicorn
 
     from backends import get_backend
