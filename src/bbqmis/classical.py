@@ -5,9 +5,11 @@ from __future__ import annotations
 import networkx as nx
 import numpy as np
 
+from ._validation import check_positive_int, check_random_state
+from .errors import InvalidParameterError
 from .problem import MISProblem
 
-__all__ = ["maximum_independent_set", "greedy_independent_set"]
+__all__ = ["maximum_independent_set", "greedy_independent_set", "simulated_annealing"]
 
 
 def maximum_independent_set(graph: nx.Graph, weights=None) -> frozenset:
@@ -59,3 +61,44 @@ def greedy_independent_set(graph: nx.Graph, weights=None, seed=0) -> frozenset:
     """
     problem = MISProblem(graph, weights, penalty=np.inf)
     return problem.to_nodes(problem.repair(np.zeros(problem.num_nodes), seed=seed))
+
+
+def simulated_annealing(
+    problem: MISProblem, *, num_reads: int = 64, num_sweeps: int = 1000, beta_range=(0.1, 100.0), seed=None
+) -> np.ndarray:
+    """Simulated annealing of the QUBO with dwave-samplers, one sample per read.
+
+    Parameters
+    ----------
+    problem : MISProblem
+    num_reads : int, default=64
+    num_sweeps : int, default=1000
+    beta_range : (float, float), default=(0.1, 100.0)
+        Inverse temperatures from hot to cold. The sampler's default range reaches the
+        optimum far less often when the penalty is large (e.g. the clustering QUBO's
+        ``lambda = n``); this one does in nearly every read.
+    seed : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    bits : ndarray of shape (num_reads, n), dtype uint8
+        ``bits[r, i]`` is qubit ``i`` of read ``r`` (not repaired).
+    """
+    from dwave.samplers import SimulatedAnnealingSampler
+
+    num_reads = check_positive_int(num_reads, "num_reads")
+    num_sweeps = check_positive_int(num_sweeps, "num_sweeps")
+    if len(beta_range) != 2 or not 0 < beta_range[0] < beta_range[1]:
+        raise InvalidParameterError(f"beta_range must be (low, high) with 0 < low < high, got {beta_range!r}")
+    q = problem.qubo()
+    rows, cols = np.nonzero(q)
+    samples = SimulatedAnnealingSampler().sample_qubo(
+        {(int(i), int(j)): float(q[i, j]) for i, j in zip(rows, cols, strict=True)},
+        num_reads=num_reads,
+        num_sweeps=num_sweeps,
+        beta_range=tuple(map(float, beta_range)),
+        seed=int(check_random_state(seed).integers(2**31 - 1)),
+    )
+    bits = np.zeros((num_reads, problem.num_nodes), dtype=np.uint8)
+    bits[:, list(samples.variables)] = samples.record.sample
+    return bits

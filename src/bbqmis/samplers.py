@@ -28,6 +28,7 @@ import numpy as np
 
 from . import qaoa
 from ._validation import check_nonnegative, check_positive_int, check_random_state
+from .classical import simulated_annealing
 from .errors import InvalidParameterError
 from .problem import MISProblem, bits_from_strings
 
@@ -151,6 +152,11 @@ class GreedySampler:
         )
 
 
+def _counts(bits: np.ndarray) -> Counter:
+    """Counts of qiskit-ordered bitstrings from 0/1 rows indexed by qubit, shape (k, n)."""
+    return Counter("".join(map(str, row[::-1])) for row in bits)
+
+
 class _BitstringSampler:
     """Shared path of samplers that draw bitstrings per component and repair them."""
 
@@ -199,8 +205,7 @@ class RandomSampler(_BitstringSampler):
     """
 
     def _bitstrings(self, problem, rng, stats):
-        bits = rng.integers(0, 2, size=(self.shots, problem.num_nodes))
-        return Counter("".join(map(str, row[::-1])) for row in bits)
+        return _counts(rng.integers(0, 2, size=(self.shots, problem.num_nodes)))
 
 
 class AnnealingSampler(_BitstringSampler):
@@ -223,18 +228,10 @@ class AnnealingSampler(_BitstringSampler):
         self.sweeps = check_positive_int(sweeps, "sweeps")
 
     def _bitstrings(self, problem, rng, stats):
-        from dwave.samplers import SimulatedAnnealingSampler
-
-        q = problem.qubo()
-        result = SimulatedAnnealingSampler().sample_qubo(
-            {(int(u), int(v)): q[u, v] for u, v in zip(*np.nonzero(q), strict=True)},
-            num_reads=self.shots,
-            beta_range=self.beta_range,
-            num_sweeps=self.sweeps,
-            seed=int(rng.integers(2**31 - 1)),
+        bits = simulated_annealing(
+            problem, num_reads=self.shots, num_sweeps=self.sweeps, beta_range=self.beta_range, seed=rng
         )
-        bits = result.record.sample[:, np.argsort(result.variables)]
-        return Counter("".join(map(str, row[::-1])) for row in bits.astype(int))
+        return _counts(bits)
 
 
 #: Default widest QAOA circuit when ``max_qubits`` is not given.

@@ -14,9 +14,8 @@ import logging
 from collections.abc import Callable
 
 import numpy as np
-from dwave.samplers import SimulatedAnnealingSampler
 
-from bbqmis.classical import maximum_independent_set
+from bbqmis.classical import maximum_independent_set, simulated_annealing
 from bbqmis.problem import MISProblem, bits_from_strings
 
 from ._validation import check_positive_int, check_seed
@@ -50,20 +49,13 @@ class AnnealingSolver:
 
     def __call__(self, problem: MISProblem, *, seed: int = 0) -> np.ndarray:
         """Annealed samples, shape (num_reads, n)."""
-        q = problem.qubo()
-        rows, cols = np.nonzero(q)
-        qubo = {(int(i), int(j)): float(q[i, j]) for i, j in zip(rows, cols, strict=True)}
-        samples = SimulatedAnnealingSampler().sample_qubo(
-            qubo,
+        return simulated_annealing(
+            problem,
             num_reads=self.num_reads,
             num_sweeps=self.num_sweeps,
             beta_range=self.beta_range,
-            seed=check_seed(seed) % 2**32,
+            seed=check_seed(seed),
         )
-        variables = list(samples.variables)
-        bits = np.zeros((len(samples), problem.num_nodes), dtype=np.uint8)
-        bits[:, variables] = samples.record.sample
-        return bits
 
 
 class ExactSolver:
