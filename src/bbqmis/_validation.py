@@ -8,7 +8,7 @@ import numpy as np
 
 from .errors import InvalidParameterError
 
-__all__ = ["check_random_state", "check_positive_int", "check_nonnegative", "check_choice"]
+__all__ = ["check_random_state", "check_positive_int", "check_nonnegative", "check_choice", "check_annealing"]
 
 
 def check_random_state(seed) -> np.random.Generator:
@@ -39,3 +39,14 @@ def check_choice(value, name: str, choices) -> str:
     if value not in choices:
         raise InvalidParameterError(f"{name} must be one of {', '.join(map(repr, choices))}; got {value!r}")
     return value
+
+
+def check_annealing(num_reads, num_sweeps, beta_range) -> tuple[int, int, tuple[float, float]]:
+    """Check simulated-annealing settings; return them as (int, int, (float, float))."""
+    if len(beta_range) != 2 or not 0 < beta_range[0] < beta_range[1]:
+        raise InvalidParameterError(f"beta_range must be (low, high) with 0 < low < high, got {beta_range!r}")
+    return (
+        check_positive_int(num_reads, "num_reads"),
+        check_positive_int(num_sweeps, "num_sweeps"),
+        (float(beta_range[0]), float(beta_range[1])),
+    )

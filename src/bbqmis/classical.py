@@ -5,8 +5,7 @@ from __future__ import annotations
 import networkx as nx
 import numpy as np
 
-from ._validation import check_positive_int, check_random_state
-from .errors import InvalidParameterError
+from ._validation import check_annealing, check_random_state
 from .problem import MISProblem
 
 __all__ = ["maximum_independent_set", "greedy_independent_set", "simulated_annealing"]
@@ -86,17 +85,14 @@ def simulated_annealing(
     """
     from dwave.samplers import SimulatedAnnealingSampler
 
-    num_reads = check_positive_int(num_reads, "num_reads")
-    num_sweeps = check_positive_int(num_sweeps, "num_sweeps")
-    if len(beta_range) != 2 or not 0 < beta_range[0] < beta_range[1]:
-        raise InvalidParameterError(f"beta_range must be (low, high) with 0 < low < high, got {beta_range!r}")
+    num_reads, num_sweeps, beta_range = check_annealing(num_reads, num_sweeps, beta_range)
     q = problem.qubo()
     rows, cols = np.nonzero(q)
     samples = SimulatedAnnealingSampler().sample_qubo(
         {(int(i), int(j)): float(q[i, j]) for i, j in zip(rows, cols, strict=True)},
         num_reads=num_reads,
         num_sweeps=num_sweeps,
-        beta_range=tuple(map(float, beta_range)),
+        beta_range=beta_range,
         seed=int(check_random_state(seed).integers(2**31 - 1)),
     )
     bits = np.zeros((num_reads, problem.num_nodes), dtype=np.uint8)

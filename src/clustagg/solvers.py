@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from bbqmis._validation import check_annealing
 from bbqmis.classical import maximum_independent_set, simulated_annealing
 from bbqmis.problem import MISProblem, bits_from_strings
 
@@ -39,13 +40,7 @@ class AnnealingSolver:
     """
 
     def __init__(self, *, num_reads: int = 50, num_sweeps: int = 1000, beta_range=(0.1, 100.0)):
-        self.num_reads = check_positive_int(num_reads, "num_reads")
-        self.num_sweeps = check_positive_int(num_sweeps, "num_sweeps")
-        if len(beta_range) != 2 or not 0 < beta_range[0] < beta_range[1]:
-            raise InvalidParameterError(
-                f"beta_range must be (low, high) with 0 < low < high, got {beta_range!r}"
-            )
-        self.beta_range = tuple(map(float, beta_range))
+        self.num_reads, self.num_sweeps, self.beta_range = check_annealing(num_reads, num_sweeps, beta_range)
 
     def __call__(self, problem: MISProblem, *, seed: int = 0) -> np.ndarray:
         """Annealed samples, shape (num_reads, n)."""
