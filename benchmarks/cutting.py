@@ -22,8 +22,8 @@ from qiskit_addon_cutting import reconstruct_expectation_values  # noqa: E402
 import cutting  # noqa: E402
 from backends import get_backend  # noqa: E402
 from bbqmis import qaoa  # noqa: E402
-from bbqmis.classical import maximum_independent_set  # noqa: E402
-from bbqmis.problem import MISProblem  # noqa: E402
+from bbqmis.mis.classical import maximum_independent_set  # noqa: E402
+from bbqmis.mis.problem import MISProblem  # noqa: E402
 
 CASES = {  # name: (num_clusters, K, d, max_qubits); 9-12 vertices
     "1cut-9": (2, 4, 1, 5),

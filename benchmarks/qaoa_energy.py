@@ -6,13 +6,13 @@ The expected QUBO cost ``<gamma, beta| f |gamma, beta>`` (offset included) of si
 for maximum independent set (unit weights, penalty 2) on random 3- and 4-regular graphs
 (``networkx.random_regular_graph``, fixed seeds), computed four ways on the same problems:
 
-1. ``bbqmis.qaoa.expectation`` (closed form, set-up included) and a prepared
-   ``bbqmis.qaoa.ClosedForm`` re-evaluated (set-up excluded);
+1. ``bbqmis.mis.qaoa.expectation`` (closed form, set-up included) and a prepared
+   ``bbqmis.mis.qaoa.ClosedForm`` re-evaluated (set-up excluded);
 2. a plain numpy statevector (diagonal cost vector, phase, RX mixer per qubit by reshaping;
    the cost vector is built once per problem, outside the timed region);
 3. qiskit-aer ``EstimatorV2`` (method ``statevector``, ``default_precision=0``, so the exact
    expectation via ``save_expectation_value``, no shots) on the bound circuit of
-   ``bbqmis.qaoa.circuit`` with the Ising Hamiltonian, offset included as an identity term, as
+   ``bbqmis.mis.qaoa.circuit`` with the Ising Hamiltonian, offset included as an identity term, as
    a ``SparsePauliOp`` (binding is done outside the timed region);
 4. iqm-qaoa's analytic ``EstimatorSingleLayer`` on ``QUBOQAOA(MISInstance(graph, penalty=2), 1)``
    (the ``QUBOQAOA`` is built once per problem, outside the timed region).

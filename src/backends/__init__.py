@@ -7,11 +7,14 @@ True
 
 ``backend.run(circuits, shots)`` returns one counts dict per circuit, keyed by
 bitstrings over all classical bits in qiskit order (clbit 0 rightmost), and appends
-one :class:`TimingRecord` to ``backend.timings``. This package imports nothing from
-``bbqmis``, ``cutting`` or ``clustagg``.
+one :class:`TimingRecord` to ``backend.timings``; ``backend.execute`` returns the
+counts with that record, and :func:`record_timings` collects the records of a block of
+code. This package is the lowest layer: it imports nothing from ``bbqmis``, ``cutting``
+or ``clustagg``, and holds what they all share, the project-wide
+:class:`InvalidParameterError` and the checks of :mod:`backends.validation`.
 """
 
-from backends.base import BaseBackend, Execution, QuantumBackend
+from backends.base import BaseBackend, Execution, QuantumBackend, Run
 from backends.errors import (
     BackendConnectionError,
     BackendError,
@@ -21,14 +24,17 @@ from backends.errors import (
     MissingTokenError,
     UnknownBackendError,
 )
-from backends.registry import BACKENDS, SPEC_FORMS, get_backend
-from backends.timing import TimingRecord, read_jsonl, summarize, write_jsonl
+from backends.registry import BACKENDS, SPEC_FORMS, get_backend, shared_backend
+from backends.timing import TimingRecord, read_jsonl, record_timings, summarize, write_jsonl
 
 __all__ = [
     "QuantumBackend",
     "BaseBackend",
     "Execution",
+    "Run",
     "get_backend",
+    "shared_backend",
+    "record_timings",
     "BACKENDS",
     "SPEC_FORMS",
     "TimingRecord",

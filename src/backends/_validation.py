@@ -1,87 +1,14 @@
-"""Argument checks shared by every backend.
-
-Each check returns the normalised value or raises with a message that names the
-parameter, what was expected and what was given.
-"""
+"""Checks of circuits that only backends need; the generic checks are in :mod:`backends.validation`."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Sequence
-from numbers import Integral, Real
 
 from qiskit import QuantumCircuit
 
 from backends.errors import CircuitTooWideError, InvalidParameterError
 
-__all__ = [
-    "check_positive_int",
-    "check_sleep_factor",
-    "check_seed",
-    "check_circuits",
-    "check_width",
-]
-
-
-def _is_int(value: object) -> bool:
-    return isinstance(value, Integral) and not isinstance(value, bool)
-
-
-def check_positive_int(name: str, value: object) -> int:
-    """Return ``value`` as an ``int`` if it is an integer >= 1.
-
-    Parameters
-    ----------
-    name : str
-        Parameter name used in the error message.
-    value : object
-        Value to check.
-
-    Returns
-    -------
-    int
-
-    Raises
-    ------
-    InvalidParameterError
-        If ``value`` is not an integer or is < 1.
-    """
-    if not _is_int(value) or value < 1:
-        raise InvalidParameterError(f"{name} must be a positive int, got {value!r}")
-    return int(value)
-
-
-def check_sleep_factor(sleep_factor: object) -> float:
-    """Return the sleep factor alpha as a ``float`` if it is finite and >= 0.
-
-    Raises
-    ------
-    InvalidParameterError
-        If ``sleep_factor`` is not a real number, is negative, or is not finite.
-    """
-    if (
-        not isinstance(sleep_factor, Real)
-        or isinstance(sleep_factor, bool)
-        or not math.isfinite(sleep_factor)
-        or sleep_factor < 0
-    ):
-        raise InvalidParameterError(f"sleep_factor must be a finite number >= 0, got {sleep_factor!r}")
-    return float(sleep_factor)
-
-
-def check_seed(seed: object) -> int | None:
-    """Return ``seed`` if it is ``None`` or an integer >= 0.
-
-    Raises
-    ------
-    InvalidParameterError
-        If ``seed`` is neither ``None`` nor a non-negative integer.
-    """
-    if seed is None:
-        return None
-    if not _is_int(seed) or seed < 0:
-        raise InvalidParameterError(f"seed must be None or an int >= 0, got {seed!r}")
-    return int(seed)
+__all__ = ["check_circuits", "check_width"]
 
 
 def check_circuits(circuits: QuantumCircuit | Sequence[QuantumCircuit]) -> list[QuantumCircuit]:

@@ -1,4 +1,4 @@
-"""Qiskit Aer simulators: ideal (``aer``, ``aer:mps``) and IQM-device noise (``aer:noisy-<device>``)."""
+"""Ideal Qiskit Aer simulators (``aer``, ``aer:mps``); ``aer:noisy-<device>`` is in :mod:`backends.iqm`."""
 
 from __future__ import annotations
 
@@ -59,8 +59,8 @@ def from_spec(argument: str, /, *, name: str, **options) -> AerBackend:
     Parameters
     ----------
     argument : str
-        ``""`` (ideal, automatic method), ``"mps"`` (matrix product state) or
-        ``"noisy-<device>"`` (noise model and topology of IQM's fake ``<device>``).
+        ``""`` (ideal, automatic method) or ``"mps"`` (matrix product state).
+        ``aer:noisy-<device>`` is made by :func:`backends.iqm.noisy_aer`.
     name : str
         The full spec, used as backend name.
     **options
@@ -73,14 +73,10 @@ def from_spec(argument: str, /, *, name: str, **options) -> AerBackend:
     Raises
     ------
     UnknownBackendError
-        If ``argument`` is none of the above or names an unknown IQM device.
+        If ``argument`` is none of the above.
     """
     if argument in METHODS:
         return AerBackend(AerSimulator(method=METHODS[argument]), name=name, **options)
-    if argument.startswith("noisy-"):
-        from backends.iqm import noisy_aer  # IQM's packages take seconds to import
-
-        return noisy_aer(argument.removeprefix("noisy-"), name=name, **options)
     raise UnknownBackendError(
         f"unknown Aer simulator {argument!r} in spec {name!r}; valid forms: aer, aer:mps, aer:noisy-<device>"
     )

@@ -23,17 +23,12 @@ from qiskit.providers import BackendV2
 from qiskit.result import Result
 from qiskit.transpiler import StagedPassManager, generate_preset_pass_manager
 
-from backends._validation import (
-    check_circuits,
-    check_positive_int,
-    check_seed,
-    check_sleep_factor,
-    check_width,
-)
+from backends._validation import check_circuits, check_width
 from backends.errors import InvalidParameterError
-from backends.timing import TimingRecord
+from backends.timing import TimingRecord, publish
+from backends.validation import check_nonnegative, check_positive_int, check_seed
 
-__all__ = ["QuantumBackend", "BaseBackend", "Execution", "counts_from_result"]
+__all__ = ["QuantumBackend", "BaseBackend", "Execution", "Run", "counts_from_result"]
 
 
 @runtime_checkable
@@ -79,6 +74,21 @@ class QuantumBackend(Protocol):
             all classical bits of the circuit, clbit 0 rightmost, no spaces.
         """
         ...
+
+
+class Run(NamedTuple):
+    """What :meth:`BaseBackend.execute` returns: the counts and the timing of one execution.
+
+    Attributes
+    ----------
+    counts : list of dict of str to int
+        One counts dict per circuit, keyed as in :meth:`QuantumBackend.run`.
+    timing : TimingRecord
+        The record of this execution (also appended to the backend's ``timings``).
+    """
+
+    counts: list[dict[str, int]]
+    timing: TimingRecord
 
 
 class Execution(NamedTuple):
@@ -158,7 +168,7 @@ class BaseBackend(ABC):
         self.device = device
         self.name = name
         self.num_qubits = device.num_qubits if num_qubits is None else self._check_cap(num_qubits)
-        self.sleep_factor = check_sleep_factor(sleep_factor)
+        self.sleep_factor = check_nonnegative(sleep_factor, "sleep_factor")
         self.seed = check_seed(seed)
         self.label = name if label is None else label
         self.timings: list[TimingRecord] = []
@@ -168,7 +178,7 @@ class BaseBackend(ABC):
         return f"{type(self).__name__}(name={self.name!r}, num_qubits={self.num_qubits})"
 
     def _check_cap(self, num_qubits: object) -> int:
-        num_qubits = check_positive_int("num_qubits", num_qubits)
+        num_qubits = check_positive_int(num_qubits, "num_qubits")
         if num_qubits > self.device.num_qubits:
             raise InvalidParameterError(
                 f"num_qubits must be <= {self.device.num_qubits} (the qubits of backend "
@@ -228,8 +238,31 @@ class BaseBackend(ABC):
     ) -> list[dict[str, int]]:
         """Check, transpile and execute circuits; record timing; sleep.
 
-        See :meth:`QuantumBackend.run` for parameters and return value. Appends one
-        :class:`~backends.timing.TimingRecord` to :attr:`timings`.
+        See :meth:`QuantumBackend.run` for parameters and return value, and
+        :meth:`execute` for the same call returning its timing record too.
+        """
+        return self.execute(circuits, shots, seed).counts
+
+    def execute(
+        self,
+        circuits: QuantumCircuit | Sequence[QuantumCircuit],
+        shots: int,
+        seed: int | None = None,
+    ) -> Run:
+        """Check, transpile and execute circuits; sleep; return the counts and this run's timing.
+
+        The record is also appended to :attr:`timings` and handed to every
+        :func:`~backends.timing.record_timings` block open in the calling context, so
+        concurrent callers of one backend each see only their own executions.
+
+        Parameters
+        ----------
+        circuits, shots, seed
+            As in :meth:`QuantumBackend.run`.
+
+        Returns
+        -------
+        Run
 
         Raises
         ------
@@ -238,7 +271,7 @@ class BaseBackend(ABC):
         CircuitTooWideError
             If a circuit is wider than :attr:`num_qubits` (nothing is submitted).
         """
-        shots = check_positive_int("shots", shots)
+        shots = check_positive_int(shots, "shots")
         seed = check_seed(seed)
         native = self.transpile(circuits)
         sampling_seed = int(self._rng.integers(2**31)) if seed is None else seed
@@ -251,20 +284,20 @@ class BaseBackend(ABC):
         quantum_seconds = ended - started
         sleep_seconds = self.sleep_factor * quantum_seconds
         time.sleep(sleep_seconds)
-        self.timings.append(
-            TimingRecord(
-                label=self.label,
-                submitted=submitted,
-                started=started,
-                ended=ended,
-                quantum_seconds=quantum_seconds,
-                queue_seconds=max(0.0, started - submitted),
-                sleep_seconds=sleep_seconds,
-                circuits=len(native),
-                shots=shots,
-            )
+        record = TimingRecord(
+            label=self.label,
+            submitted=submitted,
+            started=started,
+            ended=ended,
+            quantum_seconds=quantum_seconds,
+            queue_seconds=max(0.0, started - submitted),
+            sleep_seconds=sleep_seconds,
+            circuits=len(native),
+            shots=shots,
         )
-        return execution.counts
+        self.timings.append(record)
+        publish(record)
+        return Run(execution.counts, record)
 
     @abstractmethod
     def _execute(self, circuits: list[QuantumCircuit], shots: int, seed: int) -> Execution:

@@ -1,7 +1,10 @@
-"""Exceptions raised by :mod:`backends`.
+"""Exceptions raised by :mod:`backends`, and the project-wide :class:`InvalidParameterError`.
 
-Every exception derives from :class:`BackendError`; bad-input errors also derive
-from :class:`ValueError`.
+Every backend exception derives from :class:`BackendError`; bad-input errors also derive
+from :class:`ValueError`. :class:`InvalidParameterError` is the one class that every
+package of the project raises for an argument out of range (``bbqmis``, ``cutting`` and
+``clustagg`` re-export it), so one ``except`` clause covers them all. It lives here
+because ``backends`` is the lowest layer, imported by every other package.
 """
 
 __all__ = [
@@ -19,8 +22,8 @@ class BackendError(Exception):
     """Base class for every error raised by :mod:`backends`."""
 
 
-class InvalidParameterError(BackendError, ValueError, TypeError):
-    """An argument has the wrong type or a value outside its allowed range."""
+class InvalidParameterError(ValueError, TypeError):
+    """An argument has the wrong type or a value outside its allowed range (any package)."""
 
 
 class UnknownBackendError(BackendError, ValueError):

@@ -1,24 +1,35 @@
 """Backend specs: ``get_backend("aer:noisy-adonis", sleep_factor=1.0)``.
 
-A spec is ``<kind>[:<argument>]``. :data:`BACKENDS` maps each kind to the
-``"module:attribute"`` of its factory, imported only when that kind is asked for.
-A factory is called as ``factory(argument, name=spec, **options)`` and returns a
+This module is the one place where a spec string becomes a backend. A spec is
+``<kind>[:<argument>]``. :data:`BACKENDS` maps spec prefixes to the
+``"module:attribute"`` of a factory, imported only when that prefix is asked for; the
+longest matching prefix wins, and the rest of the spec is the factory's argument. A
+factory is called as ``factory(argument, name=spec, **options)`` and returns a
 :class:`~backends.base.QuantumBackend`; a class whose ``__init__`` has that signature
 is a factory too. Adding a backend is one entry here.
+
+:func:`get_backend` builds a new backend on every call; :func:`shared_backend` returns
+the one backend of this process for a spec and options, which is what workers that
+receive a (picklable) spec string instead of a backend use.
 """
 
 from __future__ import annotations
 
 import importlib
+import os
+import threading
+from collections.abc import Callable, Hashable
 
 from backends.base import QuantumBackend
 from backends.errors import BackendUnavailableError, InvalidParameterError, UnknownBackendError
 
-__all__ = ["BACKENDS", "SPEC_FORMS", "get_backend"]
+__all__ = ["BACKENDS", "SPEC_FORMS", "get_backend", "shared_backend"]
 
-#: Spec kind -> ``"module:attribute"`` of the factory.
+#: Spec prefix -> ``"module:attribute"`` of the factory. A prefix ending in ``-`` takes
+#: the rest of the spec as argument; any other matches ``<prefix>`` or ``<prefix>:...``.
 BACKENDS: dict[str, str] = {
     "aer": "backends.aer:from_spec",
+    "aer:noisy-": "backends.iqm:noisy_aer",
     "iqm-fake": "backends.iqm:fake_from_spec",
     "iqm": "backends.iqm:server_from_spec",
     "vqpu": "backends.vqpu.client:VQPUBackend",
@@ -35,13 +46,23 @@ SPEC_FORMS = (
 )
 
 
-def _load_factory(kind: str, spec: str):
-    module_name, _, attribute = BACKENDS[kind].partition(":")
+def _match(spec: str) -> tuple[str, str] | None:
+    """Return ``(prefix, argument)`` of the longest :data:`BACKENDS` prefix of ``spec``."""
+    for prefix in sorted(BACKENDS, key=len, reverse=True):
+        if prefix.endswith("-") and spec.startswith(prefix):
+            return prefix, spec[len(prefix) :]
+        if spec == prefix or spec.startswith(prefix + ":"):
+            return prefix, spec[len(prefix) + 1 :]
+    return None
+
+
+def _load_factory(prefix: str, spec: str) -> Callable[..., QuantumBackend]:
+    module_name, _, attribute = BACKENDS[prefix].partition(":")
     try:
         return getattr(importlib.import_module(module_name), attribute)
     except (ImportError, AttributeError) as exc:
         raise BackendUnavailableError(
-            f"backend spec {spec!r} needs {BACKENDS[kind]}, which cannot be imported: {exc}"
+            f"backend spec {spec!r} needs {BACKENDS[prefix]}, which cannot be imported: {exc}"
         ) from exc
 
 
@@ -87,7 +108,47 @@ def get_backend(spec: str | QuantumBackend, **options) -> QuantumBackend:
                 f"options {sorted(options)} apply to spec strings only, got a backend instance {spec!r}"
             )
         return spec
-    kind, _, argument = spec.partition(":") if isinstance(spec, str) else (None, "", "")
-    if kind not in BACKENDS:
+    match = _match(spec) if isinstance(spec, str) else None
+    if match is None:
         raise UnknownBackendError(f"unknown backend spec {spec!r}; valid forms: {', '.join(SPEC_FORMS)}")
-    return _load_factory(kind, spec)(argument, name=spec, **options)
+    prefix, argument = match
+    return _load_factory(prefix, spec)(argument, name=spec, **options)
+
+
+_SHARED: dict[tuple[int, str, tuple[tuple[str, Hashable], ...]], QuantumBackend] = {}
+_SHARED_LOCK = threading.Lock()
+
+
+def shared_backend(spec: str, **options: Hashable) -> QuantumBackend:
+    """Return this process's one backend for ``spec`` and ``options``, made on first use.
+
+    Samplers and solvers hold a spec string (which pickles to process-pool and MPI
+    workers) and call this where they run, so each process builds each backend once. A
+    forked child builds its own: the cache is keyed by process id. Use
+    :func:`backends.timing.record_timings` to attribute a shared backend's executions.
+
+    Parameters
+    ----------
+    spec : str
+        As for :func:`get_backend`.
+    **options
+        As for :func:`get_backend`; values must be hashable.
+
+    Returns
+    -------
+    QuantumBackend
+
+    Raises
+    ------
+    InvalidParameterError
+        If an option value is not hashable; otherwise as :func:`get_backend`.
+    """
+    try:
+        key = (os.getpid(), spec, tuple(sorted(options.items())))
+        hash(key)
+    except TypeError as exc:
+        raise InvalidParameterError(f"shared_backend options must be hashable: {exc}") from exc
+    with _SHARED_LOCK:
+        if key not in _SHARED:
+            _SHARED[key] = get_backend(spec, **options)
+        return _SHARED[key]

@@ -10,13 +10,18 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 
-from backends._validation import check_positive_int
 from backends.errors import InvalidParameterError
+from backends.validation import check_positive_int
 
-__all__ = ["TimingRecord", "write_jsonl", "read_jsonl", "summarize"]
+__all__ = ["TimingRecord", "publish", "read_jsonl", "record_timings", "summarize", "write_jsonl"]
+
+#: The record lists of the :func:`record_timings` blocks open in this context, outermost first.
+_RECORDERS: ContextVar[tuple[list[TimingRecord], ...]] = ContextVar("timing_recorders", default=())
 
 _DURATIONS = ("quantum_seconds", "queue_seconds", "sleep_seconds")
 
@@ -70,8 +75,8 @@ class TimingRecord:
         for name in _DURATIONS:
             if not getattr(self, name) >= 0:
                 raise InvalidParameterError(f"{name} must be >= 0 seconds, got {getattr(self, name)!r}")
-        check_positive_int("circuits", self.circuits)
-        check_positive_int("shots", self.shots)
+        check_positive_int(self.circuits, "circuits")
+        check_positive_int(self.shots, "shots")
 
     def to_json(self) -> dict[str, str | float | int]:
         """Return the record as a JSON-serialisable dict keyed by the field names."""
@@ -81,6 +86,45 @@ class TimingRecord:
     def from_json(cls, data: dict[str, str | float | int]) -> TimingRecord:
         """Build a record from the dict written by :meth:`to_json`."""
         return cls(**data)
+
+
+@contextmanager
+def record_timings() -> Iterator[list[TimingRecord]]:
+    """Collect the timing records of the executions made inside the block.
+
+    Records are gathered per context (thread or asyncio task), so callers that share
+    one backend, on several threads or in nested blocks, each get exactly their own
+    executions; nothing slices the backend's shared ``timings`` list.
+
+    Yields
+    ------
+    list of TimingRecord
+        Filled, oldest first, while the block runs.
+
+    Examples
+    --------
+    >>> from backends import get_backend
+    >>> from qiskit import QuantumCircuit
+    >>> circuit = QuantumCircuit(1, 1)
+    >>> _ = circuit.measure(0, 0)
+    >>> backend = get_backend("aer", seed=1)
+    >>> with record_timings() as records:
+    ...     _ = backend.run(circuit, shots=10)
+    >>> [(record.circuits, record.shots) for record in records]
+    [(1, 10)]
+    """
+    records: list[TimingRecord] = []
+    token = _RECORDERS.set((*_RECORDERS.get(), records))
+    try:
+        yield records
+    finally:
+        _RECORDERS.reset(token)
+
+
+def publish(record: TimingRecord) -> None:
+    """Hand ``record`` to every :func:`record_timings` block open in the calling context."""
+    for records in _RECORDERS.get():
+        records.append(record)
 
 
 def write_jsonl(records: Iterable[TimingRecord], path: str | os.PathLike[str]) -> None:

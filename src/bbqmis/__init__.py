@@ -1,35 +1,59 @@
 """bbqmis: graph colouring by branch-and-bound over maximal independent sets, with QAOA.
 
-The library layer (graph I/O, :class:`MISProblem`, :mod:`bbqmis.qaoa`, classical
-references) is importable on its own; the search layer (samplers, branch-and-bound,
-executors, CLI) builds on it. Names that need qiskit (``qaoa``, the samplers and the
-search) are imported on first use, so ``from bbqmis import MISProblem`` stays light
-for processes that never build a circuit (clustering workers, workflow steps).
+The package has three layers, each its own folder, lowest first:
+
+- :mod:`bbqmis.mis`, the QAOA/MIS library: graph I/O, :class:`MISProblem`,
+  :mod:`~bbqmis.mis.qaoa` (closed-form p = 1 QAOA), classical references;
+- :mod:`bbqmis.solver`, the quantum MIS solver shared by every workload (built on
+  :mod:`cutting` for problems wider than the device);
+- :mod:`bbqmis.coloring`, the colouring search: samplers, bounds, branch-and-bound,
+  executors, command line.
+
+This module re-exports the public names of all three. Names that need qiskit (``qaoa``,
+the samplers, the solver and the search) are imported on first use, so
+``from bbqmis import MISProblem`` stays light for processes that never build a circuit
+(clustering workers, workflow steps).
 """
 
 import importlib
+import importlib.metadata
+from typing import Any
 
-from .classical import greedy_independent_set, maximum_independent_set
-from .errors import BBQMISError, GraphFormatError, InvalidParameterError, SearchError
-from .problem import MISProblem, bits_from_strings
-from .readwrite import parse_dimacs, parse_edgelist, read_graph
+from .mis import (
+    BBQMISError,
+    GraphFormatError,
+    InvalidParameterError,
+    MISProblem,
+    bits_from_strings,
+    greedy_independent_set,
+    maximum_independent_set,
+    parse_dimacs,
+    parse_edgelist,
+    read_graph,
+)
+
+__version__ = importlib.metadata.version("bbqmis")
 
 #: Public names loaded lazily, with the module that defines them.
 _LAZY = {
-    "qaoa": ".qaoa",
+    "qaoa": ".mis.qaoa",
+    **dict.fromkeys(["MISSamples", "QuantumMISSolver"], ".solver"),
     **dict.fromkeys(
         [
             "AnnealingSampler",
+            "ColoringResult",
             "ExactSampler",
             "GreedySampler",
             "MISSampler",
             "QAOASampler",
             "RandomSampler",
+            "SearchError",
+            "color_graph",
             "get_sampler",
+            "verify_coloring",
         ],
-        ".samplers",
+        ".coloring",
     ),
-    **dict.fromkeys(["ColoringResult", "color_graph", "verify_coloring"], ".search"),
 }
 
 __all__ = [
@@ -42,7 +66,9 @@ __all__ = [
     "InvalidParameterError",
     "MISProblem",
     "MISSampler",
+    "MISSamples",
     "QAOASampler",
+    "QuantumMISSolver",
     "RandomSampler",
     "SearchError",
     "bits_from_strings",
@@ -58,7 +84,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     """Import a lazily loaded public name on first use (PEP 562)."""
     if name not in _LAZY:
         raise AttributeError(f"module 'bbqmis' has no attribute {name!r}")
@@ -68,6 +94,6 @@ def __getattr__(name: str):
     return value
 
 
-def __dir__():
+def __dir__() -> list[str]:
     """Public names, including the lazily loaded ones."""
     return __all__

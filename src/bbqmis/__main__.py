@@ -1,7 +1,7 @@
-"""``python -m bbqmis``: see :mod:`bbqmis.cli`."""
+"""``python -m bbqmis``: see :mod:`bbqmis.coloring.cli`."""
 
 import sys
 
-from .cli import main
+from .coloring.cli import main
 
 sys.exit(main())

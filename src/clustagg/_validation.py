@@ -1,41 +1,12 @@
-"""Parameter checks for :mod:`clustagg`; every message names the parameter.
-
-The generic checks come from :mod:`bbqmis._validation`; this module adds the ones that
-only clustering needs.
-"""
+"""The parameter check that only clustering needs; the generic ones are in :mod:`backends.validation`."""
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
-from bbqmis._validation import check_choice, check_nonnegative, check_positive_int
+from backends.errors import InvalidParameterError
 
-from .errors import InvalidParameterError
-
-__all__ = [
-    "check_choice",
-    "check_interval",
-    "check_nonnegative",
-    "check_points",
-    "check_positive_int",
-    "check_seed",
-]
-
-
-def check_interval(value, name: str, low: float, high: float) -> float:
-    """Return ``value`` as a float, or raise unless ``low < value <= high``."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not low < value <= high:
-        raise InvalidParameterError(f"{name} must be a number in ({low:g}, {high:g}], got {value!r}")
-    return float(value)
-
-
-def check_seed(seed, name: str = "seed") -> int:
-    """Return ``seed`` as a non-negative int (seeds are offset per iteration, so no Generators)."""
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
-        raise InvalidParameterError(f"{name} must be a non-negative integer, got {seed!r}")
-    return int(seed)
+__all__ = ["check_points"]
 
 
 def check_points(points, name: str = "points", min_samples: int = 2) -> np.ndarray:

@@ -22,9 +22,10 @@ import networkx as nx
 import numpy as np
 from sklearn.metrics import silhouette_score
 
-from bbqmis.problem import MISProblem
+from backends.validation import check_positive_int, check_seed
+from bbqmis.mis.problem import MISProblem
 
-from ._validation import check_points, check_positive_int, check_seed
+from ._validation import check_points
 from .errors import InvalidParameterError
 
 __all__ = ["Candidates", "assign_labels", "conflict_graph", "mwis_problem", "score"]
@@ -209,4 +210,6 @@ def score(X: np.ndarray, labels: np.ndarray, *, sample_size: int | None = 20000,
         return -1.0
     if sample_size is not None and sample_size >= len(X):
         sample_size = None
-    return float(silhouette_score(X, labels, sample_size=sample_size, random_state=check_seed(seed)))
+    return float(
+        silhouette_score(X, labels, sample_size=sample_size, random_state=check_seed(seed, optional=False))
+    )

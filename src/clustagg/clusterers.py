@@ -42,7 +42,9 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.cluster import AgglomerativeClustering, KMeans
 from sklearn.neighbors import KDTree
 
-from ._validation import check_choice, check_interval, check_points, check_positive_int, check_seed
+from backends.validation import check_choice, check_interval, check_positive_int, check_seed
+
+from ._validation import check_points
 
 __all__ = ["ALGORITHMS", "GridDBSCAN", "delaunay_graph", "draw_parameters", "fit_labels", "make_clusterer"]
 
@@ -213,7 +215,7 @@ def draw_parameters(seed: int) -> dict[str, dict]:
     >>> sorted(draw_parameters(0))
     ['dbscan', 'hclust', 'kmeans']
     """
-    rng = np.random.default_rng(check_seed(seed))
+    rng = np.random.default_rng(check_seed(seed, optional=False))
     return {
         "kmeans": {"n_clusters": int(rng.integers(4, 11)), "random_state": int(rng.integers(2**31))},
         "dbscan": {"eps": float(rng.uniform(1.2, 4.5)), "min_samples": 10},

@@ -13,7 +13,9 @@ from pathlib import Path
 import numpy as np
 from sklearn.datasets import make_blobs
 
-from ._validation import check_points, check_positive_int
+from backends.validation import check_positive_int
+
+from ._validation import check_points
 from .errors import DataFormatError
 
 __all__ = ["REFERENCE_SAMPLES", "make_reference_points", "parse_points", "read_points", "write_points"]

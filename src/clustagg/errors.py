@@ -1,11 +1,12 @@
 """Exceptions raised by :mod:`clustagg`.
 
-Bad parameters raise :class:`bbqmis.errors.InvalidParameterError` (re-exported here), so
-one ``except`` clause covers both packages. Errors caused by bad input also derive from
-:class:`ValueError`.
+Every exception specific to :mod:`clustagg` derives from :class:`ClustAggError`. Bad
+parameters raise the project-wide :class:`~backends.errors.InvalidParameterError`
+(re-exported here), so one ``except`` clause covers every package. Errors caused by bad
+input also derive from :class:`ValueError`.
 """
 
-from bbqmis.errors import InvalidParameterError
+from backends.errors import InvalidParameterError
 
 __all__ = ["ClustAggError", "DataFormatError", "InvalidParameterError", "StepInputError"]
 

@@ -45,15 +45,16 @@ from pathlib import Path
 
 import numpy as np
 
-from . import steps
-from ._validation import (
+from backends.validation import (
     check_choice,
     check_interval,
     check_nonnegative,
-    check_points,
     check_positive_int,
     check_seed,
 )
+
+from . import steps
+from ._validation import check_points
 from .clusterers import draw_parameters
 from .errors import ClustAggError, InvalidParameterError, StepInputError
 from .solvers import get_solver
@@ -215,7 +216,7 @@ def run(
     (600, True)
     """
     check_choice(mode, "mode", MODES)
-    seed = check_seed(seed)
+    seed = check_seed(seed, optional=False)
     threshold = check_interval(threshold, "threshold", -1.0, 1.0)
     max_iter = check_positive_int(max_iter, "max_iter")
     check_nonnegative(quantum_delay, "quantum_delay")

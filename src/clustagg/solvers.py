@@ -15,11 +15,10 @@ from collections.abc import Callable
 
 import numpy as np
 
-from bbqmis._validation import check_annealing
-from bbqmis.classical import maximum_independent_set, simulated_annealing
-from bbqmis.problem import MISProblem, bits_from_strings
+from backends.validation import check_positive_int, check_seed
+from bbqmis.mis.classical import check_beta_range, maximum_independent_set, simulated_annealing
+from bbqmis.mis.problem import MISProblem
 
-from ._validation import check_positive_int, check_seed
 from .errors import InvalidParameterError
 
 __all__ = ["AnnealingSolver", "ExactSolver", "QAOASolver", "SOLVERS", "get_solver", "solve"]
@@ -40,7 +39,9 @@ class AnnealingSolver:
     """
 
     def __init__(self, *, num_reads: int = 50, num_sweeps: int = 1000, beta_range=(0.1, 100.0)):
-        self.num_reads, self.num_sweeps, self.beta_range = check_annealing(num_reads, num_sweeps, beta_range)
+        self.num_reads = check_positive_int(num_reads, "num_reads")
+        self.num_sweeps = check_positive_int(num_sweeps, "num_sweeps")
+        self.beta_range = check_beta_range(beta_range)
 
     def __call__(self, problem: MISProblem, *, seed: int = 0) -> np.ndarray:
         """Annealed samples, shape (num_reads, n)."""
@@ -49,7 +50,7 @@ class AnnealingSolver:
             num_reads=self.num_reads,
             num_sweeps=self.num_sweeps,
             beta_range=self.beta_range,
-            seed=check_seed(seed),
+            seed=check_seed(seed, optional=False),
         )
 
 
@@ -69,45 +70,52 @@ class ExactSolver:
 
 
 class QAOASolver:
-    """Single-layer QAOA (bbqmis.qaoa) sampled on any backend.
+    """Single-layer QAOA through the shared :class:`bbqmis.solver.QuantumMISSolver`.
+
+    Closed-form angles, ``shots`` shots on ``backend``, circuit cutting for a conflict
+    graph wider than ``max_qubits``, and simulated annealing as the counted fallback
+    (logged once per fallback).
 
     Parameters
     ----------
-    backend : str or backends.QuantumBackend, default="aer"
-        A spec for :func:`backends.get_backend` or a backend object.
+    backend : str, default="aer"
+        A spec for :func:`backends.shared_backend`.
     shots : int, default=1024
-    max_qubits : int, default=20
-        Widest conflict graph sent to the backend. A wider one falls back to
-        :class:`AnnealingSolver`: the fallback is logged and counted in ``fallbacks``
-        (circuit cutting will take over here).
+    max_qubits : int, optional
+        Widest circuit sent to the backend; default the device's qubits, at most
+        :data:`bbqmis.solver.DEFAULT_MAX_QUBITS`.
+    **options
+        Other keyword arguments of :class:`~bbqmis.solver.QuantumMISSolver` (``cut``,
+        ``max_cut_overhead``, ``sleep_factor``, ``fallback_sweeps``).
 
     Attributes
     ----------
-    fallbacks : int
-        Problems solved by the annealing fallback so far.
+    solver : QuantumMISSolver
+        The solver; ``solver.stats`` totals circuits, shots, quantum seconds, cut
+        problems and fallbacks.
     """
 
-    def __init__(self, backend="aer", *, shots: int = 1024, max_qubits: int = 20):
-        self.backend = backend
-        self.shots = check_positive_int(shots, "shots")
-        self.max_qubits = check_positive_int(max_qubits, "max_qubits")
-        self.fallbacks = 0
+    def __init__(self, backend: str = "aer", *, shots: int = 1024, max_qubits: int | None = None, **options):
+        from bbqmis.solver import QuantumMISSolver  # qiskit is imported only by processes that run circuits
+
+        self.solver = QuantumMISSolver(backend, shots=shots, max_qubits=max_qubits, **options)
+
+    @property
+    def fallbacks(self) -> int:
+        """Problems solved by the annealing fallback so far."""
+        return int(self.solver.stats["fallbacks"])
 
     def __call__(self, problem: MISProblem, *, seed: int = 0) -> np.ndarray:
-        """Distinct sampled bitstrings, shape (k, n)."""
-        if problem.num_nodes > self.max_qubits:
-            self.fallbacks += 1
+        """Distinct sampled bitstrings, shape (k, n), most frequent first."""
+        samples = self.solver.sample(problem, seed=check_seed(seed, optional=False))
+        if samples.stats["fallbacks"]:
             logger.warning(
-                "conflict graph has %d candidates > max_qubits=%d: solved by simulated annealing, not QAOA",
+                "conflict graph of %d candidates does not fit %d qubits, even cut: "
+                "solved by simulated annealing, not QAOA",
                 problem.num_nodes,
-                self.max_qubits,
+                self.solver.width(),
             )
-            return AnnealingSolver()(problem, seed=seed)
-        from bbqmis import qaoa  # qiskit is imported only by processes that run circuits
-
-        angles = qaoa.optimize(problem)
-        counts = qaoa.sample(problem, angles, backend=self.backend, shots=self.shots, seed=check_seed(seed))
-        return bits_from_strings(list(counts), problem.num_nodes)
+        return samples.bits
 
 
 #: Solvers by name; each value builds a solver from keyword options.

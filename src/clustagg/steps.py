@@ -38,8 +38,9 @@ from pathlib import Path
 
 import numpy as np
 
+from backends.validation import check_nonnegative, check_seed
+
 from . import aggregate as agg
-from ._validation import check_nonnegative, check_seed
 from .clusterers import ALGORITHMS, draw_parameters, fit_labels
 from .errors import StepInputError
 from .solvers import solve
@@ -285,7 +286,7 @@ def load_clusters(path: Path, *, seed: int | None = None, n_samples: int | None 
 
 def cluster_file(X: np.ndarray, seed: int, out: Path, comm=None) -> None:
     """:func:`cluster`, written to ``out`` by rank 0."""
-    seed = check_seed(seed)
+    seed = check_seed(seed, optional=False)
     start = time.perf_counter()
     candidates = cluster(X, seed, comm)
     if candidates is not None:
@@ -300,7 +301,7 @@ def cluster_file(X: np.ndarray, seed: int, out: Path, comm=None) -> None:
 
 def aggregate_file(clusters: Path, seed: int, out: Path, solver, *, quantum_delay: float = 0.0) -> dict:
     """:func:`aggregate` on ``clusters``, written to ``out``."""
-    candidates, _ = load_clusters(clusters, seed=check_seed(seed))
+    candidates, _ = load_clusters(clusters, seed=check_seed(seed, optional=False))
     selection = aggregate(candidates, solver, seed, quantum_delay=quantum_delay)
     save_json(out, selection)
     return selection
@@ -323,7 +324,7 @@ def score_file(
     Writes ``labels_out`` (the best labels so far) before ``out``, so a complete ``out``
     always has its labels on disk.
     """
-    seed = check_seed(seed)
+    seed = check_seed(seed, optional=False)
     candidates, meta = load_clusters(clusters, seed=seed, n_samples=len(X))
     chosen = load_json(selection, seed=seed)
     state = LoopState()

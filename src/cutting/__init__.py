@@ -8,7 +8,13 @@ One module per pipeline step, each taking the previous step's result:
 Bitstrings use qiskit's order: qubit 0 is the rightmost character.
 """
 
-from .errors import CuttingError, FragmentTooWideError, NoSeparatorError, OverheadTooLargeError
+from .errors import (
+    CuttingError,
+    FragmentTooWideError,
+    InvalidParameterError,
+    NoSeparatorError,
+    OverheadTooLargeError,
+)
 from .execute import CutResults, FragmentShots, collect, run_subexperiments
 from .graphs import kd_clustered_graph
 from .plan import CutPlan, Fragment, cut_qaoa
@@ -25,6 +31,7 @@ __all__ = [
     "Fragment",
     "FragmentShots",
     "FragmentTooWideError",
+    "InvalidParameterError",
     "NoSeparatorError",
     "OverheadTooLargeError",
     "Separation",

@@ -1,11 +1,20 @@
 """Exceptions raised by :mod:`cutting`.
 
-Every exception derives from :class:`CuttingError`; refusals caused by the input
-(a graph without a small separator, a plan too wide or too costly) also derive from
-:class:`ValueError`.
+Every exception specific to :mod:`cutting` derives from :class:`CuttingError`; refusals
+caused by the input (a graph without a small separator, a plan too wide or too costly)
+also derive from :class:`ValueError`. A parameter out of range raises the project-wide
+:class:`~backends.errors.InvalidParameterError`, re-exported here.
 """
 
-__all__ = ["CuttingError", "NoSeparatorError", "FragmentTooWideError", "OverheadTooLargeError"]
+from backends.errors import InvalidParameterError
+
+__all__ = [
+    "CuttingError",
+    "InvalidParameterError",
+    "NoSeparatorError",
+    "FragmentTooWideError",
+    "OverheadTooLargeError",
+]
 
 
 class CuttingError(Exception):

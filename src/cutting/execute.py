@@ -8,8 +8,9 @@ from typing import NamedTuple
 import numpy as np
 from qiskit.circuit import QuantumCircuit
 
-from bbqmis._validation import check_positive_int
-from bbqmis.qaoa import QAOAAngles
+from backends import QuantumBackend, shared_backend
+from backends.validation import check_positive_int
+from bbqmis.mis.qaoa import QAOAAngles
 
 from .plan import CutPlan
 
@@ -56,13 +57,9 @@ class CutResults(NamedTuple):
     fragments: dict[int, FragmentShots]
 
 
-def resolve_backend(backend):
-    """Return ``backend``, or :func:`backends.get_backend` of it when it is a spec string."""
-    if isinstance(backend, str):
-        from backends import get_backend
-
-        return get_backend(backend)
-    return backend
+def resolve_backend(backend: str | QuantumBackend) -> QuantumBackend:
+    """Return ``backend``, or :func:`backends.shared_backend` of it when it is a spec string."""
+    return shared_backend(backend) if isinstance(backend, str) else backend
 
 
 def register_values(circuit: QuantumCircuit, keys: list[str]) -> tuple[np.ndarray, np.ndarray]:

@@ -5,9 +5,12 @@ from __future__ import annotations
 import networkx as nx
 import numpy as np
 
-from bbqmis._validation import check_positive_int, check_random_state
-
-from ._validation import check_nonnegative_int, check_probability
+from backends.validation import (
+    check_nonnegative_int,
+    check_positive_int,
+    check_probability,
+    check_random_state,
+)
 
 __all__ = ["kd_clustered_graph"]
 

@@ -24,10 +24,10 @@ from qiskit_addon_cutting import (
 )
 from qiskit_addon_cutting.instructions import CutWire
 
-from bbqmis import qaoa
-from bbqmis._validation import check_nonnegative, check_positive_int
-from bbqmis.errors import InvalidParameterError
-from bbqmis.problem import MISProblem
+from backends.errors import InvalidParameterError
+from backends.validation import check_nonnegative, check_positive_int
+from bbqmis.mis import qaoa
+from bbqmis.mis.problem import MISProblem
 
 from .errors import CuttingError, FragmentTooWideError, NoSeparatorError, OverheadTooLargeError
 from .separators import Separation, _components, find_separators

@@ -17,7 +17,7 @@ from qiskit.primitives.containers import BitArray, DataBin, PrimitiveResult, Sam
 from qiskit.quantum_info import PauliList
 from qiskit_addon_cutting import expand_observables, partition_problem
 
-from bbqmis.errors import InvalidParameterError
+from backends.errors import InvalidParameterError
 
 from .execute import CutResults, register_values, run_subexperiments
 from .plan import CutPlan

@@ -19,7 +19,7 @@ from functools import reduce
 
 import numpy as np
 
-from bbqmis._validation import check_choice, check_positive_int, check_random_state
+from backends.validation import check_choice, check_positive_int, check_random_state
 
 from .execute import CutResults, run_subexperiments
 from .plan import CutPlan

@@ -7,9 +7,8 @@ from typing import NamedTuple
 
 import networkx as nx
 
-from bbqmis._validation import check_choice, check_positive_int
+from backends.validation import check_choice, check_nonnegative_int, check_positive_int
 
-from ._validation import check_nonnegative_int
 from .errors import NoSeparatorError
 
 __all__ = ["Separation", "find_separators", "EXACT_MAX_NODES"]

@@ -58,10 +58,10 @@ def test_bad_circuits_are_named(aer, circuits, message):
 @pytest.mark.parametrize(
     ("shots", "seed", "message"),
     [
-        (0, None, "shots must be a positive int, got 0"),
-        (2.5, None, "shots must be a positive int, got 2.5"),
-        (True, None, "shots must be a positive int, got True"),
-        (10, -1, "seed must be None or an int >= 0, got -1"),
+        (0, None, "shots must be a positive integer, got 0"),
+        (2.5, None, "shots must be a positive integer, got 2.5"),
+        (True, None, "shots must be a positive integer, got True"),
+        (10, -1, "seed must be None or an integer >= 0, got -1"),
     ],
 )
 def test_bad_shots_and_seed(aer, shots, seed, message):

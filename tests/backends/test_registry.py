@@ -63,12 +63,21 @@ def test_unknown_specs_list_the_valid_forms(spec, message):
 def test_errors_are_value_errors():
     for error in (
         UnknownBackendError,
-        InvalidParameterError,
         backends.CircuitTooWideError,
         backends.MissingTokenError,
     ):
         assert issubclass(error, BackendError)
         assert issubclass(error, ValueError)
+
+
+def test_one_invalid_parameter_error_for_the_whole_project():
+    import bbqmis
+    import clustagg
+    import cutting
+
+    assert bbqmis.InvalidParameterError is cutting.InvalidParameterError is clustagg.InvalidParameterError
+    assert InvalidParameterError is bbqmis.InvalidParameterError
+    assert issubclass(InvalidParameterError, ValueError) and issubclass(InvalidParameterError, TypeError)
 
 
 def test_vqpu_entry_is_a_lazy_import():

@@ -50,7 +50,7 @@ def test_records_are_frozen():
     [
         ({"quantum_seconds": -0.1}, "quantum_seconds must be >= 0 seconds, got -0.1"),
         ({"sleep_seconds": float("nan")}, "sleep_seconds must be >= 0 seconds, got nan"),
-        ({"circuits": 0}, "circuits must be a positive int, got 0"),
+        ({"circuits": 0}, "circuits must be a positive integer, got 0"),
     ],
 )
 def test_records_check_themselves(changes, message):

@@ -16,7 +16,11 @@ def points_1000():
 class StatevectorBackend:
     """Minimal QuantumBackend for tests: qiskit's StatevectorSampler, no device."""
 
+    name = "statevector"
     num_qubits = 12
+
+    def __init__(self):
+        self.timings = []
 
     def run(self, circuits, shots, seed=None):
         from qiskit.primitives import StatevectorSampler

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from bbqmis.classical import maximum_independent_set
+from bbqmis.mis.classical import maximum_independent_set
 from clustagg.aggregate import Candidates, assign_labels, conflict_graph, mwis_problem, score
 from clustagg.clusterers import ALGORITHMS
 from clustagg.errors import InvalidParameterError

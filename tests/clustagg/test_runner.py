@@ -45,10 +45,10 @@ def test_timeline_node_seconds_counts_the_floor_and_extra_nodes():
     ("kwargs", "message"),
     [
         ({"mode": "elastic"}, "mode must be one of 'baseline', 'malleable', 'workflow'; got 'elastic'"),
-        ({"seed": -1}, "seed must be a non-negative integer, got -1"),
+        ({"seed": -1}, "seed must be an integer >= 0, got -1"),
         ({"threshold": 2}, r"threshold must be a number in \(-1, 1\], got 2"),
         ({"max_iter": 0}, "max_iter must be a positive integer, got 0"),
-        ({"quantum_delay": -1.0}, "quantum_delay must be a non-negative number, got -1.0"),
+        ({"quantum_delay": -1.0}, "quantum_delay must be a finite number >= 0, got -1.0"),
         ({"mode": "workflow", "solver": lambda p, seed: p}, "takes a solver name, not a callable"),
     ],
 )

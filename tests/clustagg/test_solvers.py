@@ -4,8 +4,8 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from bbqmis.classical import maximum_independent_set
-from bbqmis.problem import MISProblem
+from bbqmis.mis.classical import maximum_independent_set
+from bbqmis.mis.problem import MISProblem
 from clustagg.errors import InvalidParameterError
 from clustagg.solvers import AnnealingSolver, ExactSolver, QAOASolver, get_solver, solve
 
@@ -65,11 +65,11 @@ def test_qaoa_solver_samples_on_a_backend_object(statevector_backend):
 
 def test_qaoa_solver_falls_back_to_annealing_when_too_wide(statevector_backend, caplog):
     problem = small_problem()
-    solver = QAOASolver(statevector_backend, max_qubits=4)
+    solver = QAOASolver(statevector_backend, max_qubits=4, cut=False)
     with caplog.at_level(logging.WARNING, logger="clustagg.solvers"):
         bits = solve(problem, solver, seed=0)
     assert solver.fallbacks == 1
-    assert "6 candidates > max_qubits=4" in caplog.text
+    assert "6 candidates does not fit 4 qubits" in caplog.text
     assert problem.is_maximal(bits)
 
 

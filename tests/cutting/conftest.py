@@ -5,7 +5,7 @@ from qiskit.quantum_info import Statevector
 import cutting
 from backends import get_backend
 from bbqmis import qaoa
-from bbqmis.problem import MISProblem
+from bbqmis.mis.problem import MISProblem
 
 
 def exact_distribution(problem, angles) -> np.ndarray:

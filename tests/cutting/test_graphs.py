@@ -1,7 +1,7 @@
 import networkx as nx
 import pytest
 
-from bbqmis.errors import InvalidParameterError
+from bbqmis.mis.errors import InvalidParameterError
 from cutting import find_separators, kd_clustered_graph
 
 

@@ -6,7 +6,7 @@ import pytest
 from qiskit.circuit import Parameter
 
 import cutting
-from bbqmis.problem import MISProblem
+from bbqmis.mis.problem import MISProblem
 from cutting import FragmentTooWideError, NoSeparatorError, OverheadTooLargeError, cut_qaoa
 
 

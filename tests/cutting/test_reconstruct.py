@@ -5,7 +5,7 @@ from qiskit_addon_cutting import reconstruct_expectation_values
 
 import cutting
 from bbqmis import qaoa
-from bbqmis.errors import InvalidParameterError
+from bbqmis.mis.errors import InvalidParameterError
 
 
 def z_terms(n, rng):

@@ -3,7 +3,7 @@ import pytest
 
 import cutting
 from backends import get_backend
-from bbqmis.classical import maximum_independent_set
+from bbqmis.mis.classical import maximum_independent_set
 
 from .conftest import exact_counts, exact_distribution, to_vector
 

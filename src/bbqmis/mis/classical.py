@@ -5,10 +5,12 @@ from __future__ import annotations
 import networkx as nx
 import numpy as np
 
-from ._validation import check_annealing, check_random_state
+from backends.errors import InvalidParameterError
+from backends.validation import check_positive_int, check_random_state
+
 from .problem import MISProblem
 
-__all__ = ["maximum_independent_set", "greedy_independent_set", "simulated_annealing"]
+__all__ = ["check_beta_range", "greedy_independent_set", "maximum_independent_set", "simulated_annealing"]
 
 
 def maximum_independent_set(graph: nx.Graph, weights=None) -> frozenset:
@@ -62,6 +64,23 @@ def greedy_independent_set(graph: nx.Graph, weights=None, seed=0) -> frozenset:
     return problem.to_nodes(problem.repair(np.zeros(problem.num_nodes), seed=seed))
 
 
+def check_beta_range(beta_range) -> tuple[float, float]:
+    """Return an annealing schedule's inverse temperatures ``(low, high)`` as floats.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``beta_range`` is not a pair with ``0 < low < high``.
+    """
+    try:
+        low, high = (float(beta) for beta in beta_range)
+    except (TypeError, ValueError) as exc:
+        raise InvalidParameterError(f"beta_range must be a pair (low, high), got {beta_range!r}") from exc
+    if not 0 < low < high < float("inf"):
+        raise InvalidParameterError(f"beta_range must be (low, high) with 0 < low < high, got {beta_range!r}")
+    return low, high
+
+
 def simulated_annealing(
     problem: MISProblem, *, num_reads: int = 64, num_sweeps: int = 1000, beta_range=(0.1, 100.0), seed=None
 ) -> np.ndarray:
@@ -85,7 +104,9 @@ def simulated_annealing(
     """
     from dwave.samplers import SimulatedAnnealingSampler
 
-    num_reads, num_sweeps, beta_range = check_annealing(num_reads, num_sweeps, beta_range)
+    num_reads = check_positive_int(num_reads, "num_reads")
+    num_sweeps = check_positive_int(num_sweeps, "num_sweeps")
+    beta_range = check_beta_range(beta_range)
     q = problem.qubo()
     rows, cols = np.nonzero(q)
     samples = SimulatedAnnealingSampler().sample_qubo(

@@ -18,7 +18,7 @@ import networkx as nx
 import numpy as np
 from scipy.sparse.csgraph import connected_components
 
-from .errors import InvalidParameterError
+from backends.errors import InvalidParameterError
 
 __all__ = ["ChromaticBounds", "adjacency_bounds", "chromatic_lower_bound", "dsatur", "greedy_clique"]
 

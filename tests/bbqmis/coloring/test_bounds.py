@@ -2,7 +2,7 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from bbqmis.bounds import (
+from bbqmis.coloring.bounds import (
     ChromaticBounds,
     _ceil,
     adjacency_bounds,
@@ -10,7 +10,7 @@ from bbqmis.bounds import (
     dsatur,
     greedy_clique,
 )
-from bbqmis.errors import InvalidParameterError
+from bbqmis.mis.errors import InvalidParameterError
 
 FIELDS = ("clique", "odd_cycle", "hoffman", "edwards", "inertia")
 

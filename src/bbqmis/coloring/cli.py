@@ -7,11 +7,13 @@ import json
 import sys
 from pathlib import Path
 
-from .errors import BBQMISError
+from ..mis.errors import BBQMISError
+from ..mis.graphio import read_graph
 from .executors import KINDS, make_executor
-from .readwrite import read_graph
+from .result import ColoringResult
 from .samplers import get_sampler
-from .search import _STRATEGIES, ColoringResult, color_graph
+from .search import color_graph
+from .tree import STRATEGIES
 
 EXAMPLES = """\
 examples:
@@ -68,7 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--node-limit", type=int, default=None, metavar="N", help="stop after N node expansions"
     )
-    parser.add_argument("--strategy", default="best-first", choices=_STRATEGIES, help="queue order")
+    parser.add_argument("--strategy", default="best-first", choices=STRATEGIES, help="queue order")
     parser.add_argument(
         "--heuristic",
         action="store_true",
@@ -194,7 +196,7 @@ def main(argv: list[str] | None = None) -> int:
         graph = read_graph(args.graph)
         sampler = get_sampler(args.sampler, **_sampler_options(args))
         if args.sampler == "qaoa":
-            sampler._device()  # fail now on a bad spec or a missing token, not in a worker
+            sampler.solver.device()  # fail now on a bad spec or a missing token, not in a worker
         with make_executor(args.executor, args.workers) as executor:
             if executor is None:  # an MPI worker rank: it served tasks until rank 0 finished
                 return 0

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from bbqmis.cli import main
+from bbqmis.coloring.cli import main
 
 MYCIEL3 = "data/graphs/myciel3.col"
 MYCIEL4 = "data/graphs/myciel4.col"

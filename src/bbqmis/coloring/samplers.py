@@ -20,17 +20,17 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Protocol, runtime_checkable
 
 import networkx as nx
 import numpy as np
 
-from . import qaoa
-from ._validation import check_nonnegative, check_positive_int, check_random_state
-from .classical import simulated_annealing
-from .errors import InvalidParameterError
-from .problem import MISProblem, bits_from_strings
+from backends.errors import InvalidParameterError
+from backends.validation import check_positive_int, check_random_state
+
+from ..mis.classical import check_beta_range, simulated_annealing
+from ..mis.problem import MISProblem
+from ..solver import MISSamples, QuantumMISSolver
 
 __all__ = [
     "MISSampler",
@@ -152,11 +152,6 @@ class GreedySampler:
         )
 
 
-def _counts(bits: np.ndarray) -> Counter:
-    """Counts of qiskit-ordered bitstrings from 0/1 rows indexed by qubit, shape (k, n)."""
-    return Counter("".join(map(str, row[::-1])) for row in bits)
-
-
 class _BitstringSampler:
     """Shared path of samplers that draw bitstrings per component and repair them."""
 
@@ -168,8 +163,8 @@ class _BitstringSampler:
         self.shots = check_positive_int(shots, "shots")
         self.max_sets = check_positive_int(max_sets, "max_sets")
 
-    def _bitstrings(self, problem: MISProblem, rng: np.random.Generator, stats: Counter) -> dict[str, int]:
-        """Counts of qiskit-ordered bitstrings over the component's qubits."""
+    def _samples(self, problem: MISProblem, rng: np.random.Generator) -> MISSamples:
+        """``shots`` bitstrings over the component's qubits."""
         raise NotImplementedError
 
     def sample(self, graph: nx.Graph, seed=None) -> Samples:
@@ -183,14 +178,19 @@ class _BitstringSampler:
             if len(nodes) == 1:
                 continue
             problem = MISProblem(graph.subgraph(nodes), penalty=self.penalty)
-            counts = self._bitstrings(problem, rng, stats)
-            keys = list(counts)
-            repaired = [problem.to_nodes(problem.repair(bits, seed=rng)) for bits in bits_from_strings(keys)]
-            shots = np.repeat(np.arange(len(keys)), [counts[k] for k in keys])
-            draws.append(np.array(repaired, dtype=object)[rng.permutation(shots)[: self.shots]])
+            samples = self._samples(problem, rng)
+            stats.update({key: value for key, value in samples.stats.items() if key not in _PER_CALL})
+            sets = np.empty(len(samples.counts), dtype=object)
+            sets[:] = [problem.to_nodes(bits) for bits in samples.repaired(problem, rng)]
+            shots = np.repeat(np.arange(len(sets)), samples.counts)
+            draws.append(sets[rng.permutation(shots)[: self.shots]])
         joint = Counter(frozenset().union(*column) for column in zip(*draws, strict=False))
         stats["seconds"] += time.perf_counter() - start
         return Samples([s for s, _ in joint.most_common(self.max_sets)], False, stats)
+
+
+#: Counters of the shared solver that the sampler keeps per ``sample`` call instead.
+_PER_CALL = ("calls", "seconds")
 
 
 class RandomSampler(_BitstringSampler):
@@ -204,8 +204,8 @@ class RandomSampler(_BitstringSampler):
         Most frequent distinct sets returned.
     """
 
-    def _bitstrings(self, problem, rng, stats):
-        return _counts(rng.integers(0, 2, size=(self.shots, problem.num_nodes)))
+    def _samples(self, problem: MISProblem, rng: np.random.Generator) -> MISSamples:
+        return MISSamples.from_rows(rng.integers(0, 2, size=(self.shots, problem.num_nodes)), Counter())
 
 
 class AnnealingSampler(_BitstringSampler):
@@ -224,47 +224,31 @@ class AnnealingSampler(_BitstringSampler):
 
     def __init__(self, shots: int = 64, max_sets: int = 64, beta_range=(0.1, 100.0), sweeps: int = 200):
         super().__init__(shots, max_sets)
-        self.beta_range = tuple(float(b) for b in beta_range)
+        self.beta_range = check_beta_range(beta_range)
         self.sweeps = check_positive_int(sweeps, "sweeps")
 
-    def _bitstrings(self, problem, rng, stats):
-        bits = simulated_annealing(
+    def _samples(self, problem: MISProblem, rng: np.random.Generator) -> MISSamples:
+        rows = simulated_annealing(
             problem, num_reads=self.shots, num_sweeps=self.sweeps, beta_range=self.beta_range, seed=rng
         )
-        return _counts(bits)
-
-
-#: Default widest QAOA circuit when ``max_qubits`` is not given.
-_DEFAULT_MAX_QUBITS = 24
-
-
-@lru_cache(maxsize=8)
-def _backend(spec: str, options: tuple):
-    """One backend per (spec, options) per process: backends are not pickled to workers."""
-    from backends import get_backend
-
-    return get_backend(spec, **dict(options))
+        return MISSamples.from_rows(rows, Counter())
 
 
 class QAOASampler(_BitstringSampler):
-    """Single-layer QAOA samples, angles trained on the closed form.
+    """Single-layer QAOA samples from the shared :class:`~bbqmis.solver.QuantumMISSolver`.
 
-    Each connected component becomes an :class:`MISProblem` (penalty ``penalty``);
-    its p = 1 angles come from :func:`bbqmis.qaoa.optimize` (no circuit runs) and its
-    bitstrings from ``shots`` shots on ``backend``. A component wider than
-    ``max_qubits`` is sampled through circuit cutting (:mod:`cutting`) when a vertex
-    separator allows it, otherwise by :class:`AnnealingSampler` as a counted fallback
-    (``stats["fallbacks"]``).
+    Each connected component becomes an :class:`MISProblem` (penalty ``penalty``) that
+    the solver samples: closed-form angles, ``shots`` shots on ``backend``, circuit
+    cutting for a component wider than ``max_qubits``, annealing as a counted fallback
+    (``stats["fallbacks"]``; ``stats["cut_problems"]`` counts cut components).
 
     Parameters
     ----------
     backend : str, default="aer"
-        Backend spec for :func:`backends.get_backend`.
+        Backend spec for :func:`backends.shared_backend`.
     shots : int, default=1024
     max_qubits : int, optional
-        Widest circuit to run; defaults to the backend's qubit count, at most 24 (a
-        statevector of more qubits takes GBs and minutes per circuit on a simulator;
-        pass a larger value explicitly for a larger device).
+        See :class:`~bbqmis.solver.QuantumMISSolver` (default: the device, at most 24).
     penalty : float, default=2.0
     max_sets : int, default=64
     sleep_factor : float, default=0.0
@@ -272,9 +256,7 @@ class QAOASampler(_BitstringSampler):
     cut : bool, default=True
         Use circuit cutting for components wider than ``max_qubits``.
     max_cut_overhead : float, default=256.0
-        Largest sampling overhead ``16**cuts`` accepted (256: two wire cuts); a wider
-        plan falls back to annealing. Cutting is not tried for a component of more than
-        ``(cuts + 1) * max_qubits`` vertices, which no plan within the bound can fit.
+        See :class:`~bbqmis.solver.QuantumMISSolver`.
     """
 
     def __init__(
@@ -289,51 +271,18 @@ class QAOASampler(_BitstringSampler):
         max_cut_overhead: float = 256.0,
     ):
         super().__init__(shots, max_sets)
-        if not isinstance(backend, str):
-            raise InvalidParameterError(f"backend must be a spec string such as 'aer', got {backend!r}")
-        self.backend = backend
-        self.max_qubits = None if max_qubits is None else check_positive_int(max_qubits, "max_qubits")
+        self.solver = QuantumMISSolver(
+            backend,
+            shots=shots,
+            max_qubits=max_qubits,
+            sleep_factor=sleep_factor,
+            cut=cut,
+            max_cut_overhead=max_cut_overhead,
+        )
         self.penalty = float(penalty)
-        self.sleep_factor = check_nonnegative(sleep_factor, "sleep_factor")
-        self.cut = bool(cut)
-        self.max_cut_overhead = check_nonnegative(max_cut_overhead, "max_cut_overhead")
 
-    def _device(self):
-        return _backend(self.backend, (("sleep_factor", self.sleep_factor),))
-
-    def _bitstrings(self, problem, rng, stats):
-        device = self._device()
-        width = min(self.max_qubits or _DEFAULT_MAX_QUBITS, device.num_qubits)
-        angles = qaoa.optimize(problem)
-        seed = int(rng.integers(2**31))
-        before = len(device.timings)
-        if problem.num_nodes <= width:
-            counts = qaoa.sample(problem, angles, device, shots=self.shots, seed=seed)
-        else:
-            counts = self._wide(problem, angles, device, width, seed, rng, stats)
-        for record in device.timings[before:]:
-            stats["circuits"] += record.circuits
-            stats["shots"] += record.shots * record.circuits
-            stats["quantum_seconds"] += record.quantum_seconds
-        return counts
-
-    def _wide(self, problem, angles, device, width, seed, rng, stats):
-        """Counts for a component wider than the device: circuit cutting, else annealing."""
-        max_cuts = int(np.log(max(self.max_cut_overhead, 1.0)) / np.log(16.0) + 1e-9)
-        if self.cut and problem.num_nodes <= (max_cuts + 1) * width:
-            import cutting
-
-            try:
-                plan = cutting.cut_qaoa(problem, width, max_overhead=self.max_cut_overhead)
-            except cutting.CuttingError:  # no separator, too costly, or a layout cut_wires cannot take
-                pass
-            else:
-                stats["cut_components"] += 1
-                return cutting.sample(
-                    plan, (angles.gamma, angles.beta), device, self.shots, self.shots, seed=seed
-                )
-        stats["fallbacks"] += 1
-        return AnnealingSampler(shots=self.shots)._bitstrings(problem, rng, stats)
+    def _samples(self, problem: MISProblem, rng: np.random.Generator) -> MISSamples:
+        return self.solver.sample(problem, rng)
 
 
 _SAMPLERS: dict[str, Callable[..., MISSampler]] = {

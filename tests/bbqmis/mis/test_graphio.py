@@ -4,10 +4,10 @@ from pathlib import Path
 import networkx as nx
 import pytest
 
-from bbqmis.errors import GraphFormatError, InvalidParameterError
-from bbqmis.readwrite import parse_dimacs, parse_edgelist, read_graph
+from bbqmis.mis.errors import GraphFormatError, InvalidParameterError
+from bbqmis.mis.graphio import parse_dimacs, parse_edgelist, read_graph
 
-DATA = Path(__file__).resolve().parents[2] / "data" / "graphs"
+DATA = Path(__file__).resolve().parents[3] / "data" / "graphs"
 
 BUNDLED = [
     ("myciel3", 11, 20),

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from contextlib import contextmanager
 
-from ._validation import check_choice, check_positive_int
+from backends.validation import check_choice, check_positive_int
 
 __all__ = ["SerialExecutor", "executor_workers", "make_executor", "under_mpi"]
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from bbqmis import InvalidParameterError
-from bbqmis.samplers import (
+from bbqmis.coloring.samplers import (
     AnnealingSampler,
     ExactSampler,
     GreedySampler,
@@ -233,7 +233,7 @@ def test_qaoa_sampler_falls_back_for_a_component_wider_than_max_qubits():
     result = QAOASampler(backend="aer", shots=16, max_qubits=2, cut=False).sample(graph, seed=4)
     assert result.stats["fallbacks"] == 1
     assert result.stats["circuits"] == 1  # only K2 ran on the device
-    assert result.stats["cut_components"] == 0
+    assert result.stats["cut_problems"] == 0
     assert result.sets
     assert all(is_maximal_independent(graph, s) for s in result.sets)
 
@@ -245,7 +245,7 @@ def test_get_sampler_by_name_passes_options():
     assert get_sampler("greedy", num_sets=3).num_sets == 3
     assert (get_sampler("random", shots=5).shots, get_sampler("anneal", sweeps=9).sweeps) == (5, 9)
     qaoa = get_sampler("qaoa", backend="aer", shots=8, max_qubits=3, cut=False)
-    assert (qaoa.backend, qaoa.shots, qaoa.max_qubits, qaoa.cut) == ("aer", 8, 3, False)
+    assert (qaoa.solver.backend, qaoa.shots, qaoa.solver.max_qubits, qaoa.solver.cut) == ("aer", 8, 3, False)
 
 
 def test_get_sampler_returns_a_sampler_object_unchanged():
@@ -293,8 +293,8 @@ def test_get_sampler_rejects_other_types():
         (lambda: AnnealingSampler(max_sets=-1), "max_sets must be a positive integer, got -1"),
         (lambda: AnnealingSampler(sweeps=0), "sweeps must be a positive integer, got 0"),
         (lambda: QAOASampler(max_qubits=0), "max_qubits must be a positive integer, got 0"),
-        (lambda: QAOASampler(sleep_factor=-1.0), "sleep_factor must be a non-negative number, got -1.0"),
-        (lambda: QAOASampler(backend=None), "backend must be a spec string such as 'aer', got None"),
+        (lambda: QAOASampler(sleep_factor=-1.0), "sleep_factor must be a finite number >= 0, got -1.0"),
+        (lambda: QAOASampler(backend=None), "backend must be a spec such as 'aer' or a QuantumBackend, got None"),
     ],
 )
 def test_sampler_constructors_check_their_parameters(make, message):

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from bbqmis import InvalidParameterError, MISProblem, bits_from_strings
-from bbqmis.classical import greedy_independent_set, maximum_independent_set
+from bbqmis.mis.classical import greedy_independent_set, maximum_independent_set
 
 
 def brute_force_mis_weight(problem, bits):

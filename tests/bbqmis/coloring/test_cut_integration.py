@@ -19,5 +19,5 @@ def test_search_on_fake_adonis_cuts_a_clustered_component():
     verify_coloring(graph, result.coloring)
     assert result.optimal and result.num_colors == 4
     stats = result.stats["sampler"]
-    assert stats["cut_components"] >= 1 and stats.get("fallbacks", 0) == 0
+    assert stats["cut_problems"] >= 1 and stats.get("fallbacks", 0) == 0
     assert stats["circuits"] >= 16  # one wire cut: 8 configurations x 2 fragments

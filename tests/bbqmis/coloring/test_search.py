@@ -6,7 +6,7 @@ import networkx as nx
 import pytest
 
 from bbqmis import InvalidParameterError, SearchError, color_graph, read_graph, verify_coloring
-from bbqmis.search import ColoringResult
+from bbqmis.coloring.result import ColoringResult
 
 DATA = "data/graphs"
 

@@ -31,8 +31,8 @@ import networkx as nx
 import numpy as np
 import scipy.sparse as sp
 
-from ._validation import check_random_state
-from .errors import InvalidParameterError
+from backends.errors import InvalidParameterError
+from backends.validation import check_random_state
 
 __all__ = ["MISProblem", "bits_from_strings"]
 

@@ -7,7 +7,7 @@ from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 import pytest
 
 from bbqmis import InvalidParameterError
-from bbqmis.executors import KINDS, SerialExecutor, executor_workers, make_executor, under_mpi
+from bbqmis.coloring.executors import KINDS, SerialExecutor, executor_workers, make_executor, under_mpi
 
 MPI_VARIABLES = ("PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "MPI_LOCALNRANKS")
 
@@ -146,7 +146,7 @@ def test_make_executor_auto_under_mpi_gives_rank_0_an_mpi_executor(no_mpi):
     # A separate interpreter, so MPI is never initialised in the test process. With a
     # one-rank COMM_WORLD, mpi4py's executor serves tasks from a thread of rank 0.
     script = (
-        "from bbqmis.executors import make_executor\n"
+        "from bbqmis.coloring.executors import make_executor\n"
         "with make_executor() as executor:\n"
         "    print(type(executor).__name__, executor.submit(pow, 2, 5).result(timeout=60))\n"
     )

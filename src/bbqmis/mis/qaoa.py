@@ -38,8 +38,9 @@ import scipy.optimize
 import scipy.sparse as sp
 from qiskit.circuit import Parameter, QuantumCircuit
 
-from ._validation import check_positive_int
-from .errors import InvalidParameterError
+from backends.errors import InvalidParameterError
+from backends.registry import shared_backend
+from backends.validation import check_positive_int
 
 __all__ = ["QAOAAngles", "circuit", "expectation", "optimize", "sample", "ClosedForm"]
 
@@ -335,7 +336,7 @@ def sample(problem, angles, backend=None, shots: int = 1024, seed=None) -> dict[
     angles : QAOAAngles or (gamma, beta)
     backend : None, str or backends.QuantumBackend
         ``None`` runs Aer locally (spec ``"aer"``); a string is a spec for
-        :func:`backends.get_backend`.
+        :func:`backends.shared_backend` (built once per process).
     shots : int, default=1024
     seed : int, optional
         Simulator and transpiler seed.
@@ -345,13 +346,11 @@ def sample(problem, angles, backend=None, shots: int = 1024, seed=None) -> dict[
     dict[str, int]
         Counts keyed by ``n``-character bitstrings in qiskit order (qubit 0 rightmost).
     """
-    from backends import get_backend
-
     shots = check_positive_int(shots, "shots")
     if isinstance(angles, QAOAAngles):
         angles = (angles.gamma, angles.beta)
     qc, (gamma, beta) = circuit(problem)
     bound = qc.assign_parameters({gamma: float(angles[0]), beta: float(angles[1])})
     if backend is None or isinstance(backend, str):
-        backend = get_backend(backend or "aer")
+        backend = shared_backend(backend or "aer")
     return backend.run([bound], shots=shots, seed=seed)[0]

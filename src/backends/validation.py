@@ -1,0 +1,158 @@
+"""Parameter checks shared by every package of the project.
+
+This module sits in the lowest layer (``backends`` imports none of the other packages,
+and all of them import ``backends``), so ``bbqmis``, ``cutting`` and ``clustagg`` use
+these checks instead of writing their own. Each check returns the normalised value or
+raises :class:`~backends.errors.InvalidParameterError` with a message that names the
+parameter, what was expected and what was given.
+
+>>> check_positive_int(3, "shots")
+3
+>>> check_positive_int(0, "shots")
+Traceback (most recent call last):
+...
+backends.errors.InvalidParameterError: shots must be a positive integer, got 0
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Collection
+from numbers import Integral, Real
+from typing import TypeVar
+
+import numpy as np
+
+from backends.errors import InvalidParameterError
+
+__all__ = [
+    "check_choice",
+    "check_interval",
+    "check_nonnegative",
+    "check_nonnegative_int",
+    "check_positive_int",
+    "check_probability",
+    "check_random_state",
+    "check_seed",
+]
+
+_T = TypeVar("_T")
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, Integral) and not isinstance(value, bool)
+
+
+def _is_real(value: object) -> bool:
+    return isinstance(value, Real) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def check_positive_int(value: object, name: str) -> int:
+    """Return ``value`` as an int if it is an integer >= 1 (bools are refused).
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``value`` is not an integer or is < 1.
+    """
+    if not _is_int(value) or value < 1:  # type: ignore[operator]
+        raise InvalidParameterError(f"{name} must be a positive integer, got {value!r}")
+    return int(value)  # type: ignore[call-overload]
+
+
+def check_nonnegative_int(value: object, name: str) -> int:
+    """Return ``value`` as an int if it is an integer >= 0 (bools are refused).
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``value`` is not an integer or is negative.
+    """
+    if not _is_int(value) or value < 0:  # type: ignore[operator]
+        raise InvalidParameterError(f"{name} must be a non-negative integer, got {value!r}")
+    return int(value)  # type: ignore[call-overload]
+
+
+def check_nonnegative(value: object, name: str) -> float:
+    """Return ``value`` as a float if it is a finite real number >= 0.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``value`` is not a real number, is negative or is not finite.
+    """
+    if not _is_real(value) or value < 0:  # type: ignore[operator]
+        raise InvalidParameterError(f"{name} must be a finite number >= 0, got {value!r}")
+    return float(value)  # type: ignore[arg-type]
+
+
+def check_interval(value: object, name: str, low: float, high: float) -> float:
+    """Return ``value`` as a float if ``low < value <= high``.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``value`` is not a finite real number in ``(low, high]``.
+    """
+    if not _is_real(value) or not low < value <= high:  # type: ignore[operator]
+        raise InvalidParameterError(f"{name} must be a number in ({low:g}, {high:g}], got {value!r}")
+    return float(value)  # type: ignore[arg-type]
+
+
+def check_probability(value: object, name: str) -> float:
+    """Return ``value`` as a float if it is in [0, 1].
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``value`` is not a real number in [0, 1].
+    """
+    if not _is_real(value) or not 0 <= value <= 1:  # type: ignore[operator]
+        raise InvalidParameterError(f"{name} must be a probability in [0, 1], got {value!r}")
+    return float(value)  # type: ignore[arg-type]
+
+
+def check_choice(value: _T, name: str, choices: Collection[_T]) -> _T:
+    """Return ``value`` if it is one of ``choices``.
+
+    Raises
+    ------
+    InvalidParameterError
+        If it is not; the message lists the choices.
+    """
+    if value not in choices:
+        raise InvalidParameterError(f"{name} must be one of {', '.join(map(repr, choices))}; got {value!r}")
+    return value
+
+
+def check_seed(seed: object, name: str = "seed", *, optional: bool = True) -> int | None:
+    """Return ``seed`` as an int >= 0, or ``None`` when ``optional`` and it is ``None``.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``seed`` is neither a non-negative integer nor an allowed ``None``.
+    """
+    if seed is None and optional:
+        return None
+    if not _is_int(seed) or seed < 0:  # type: ignore[operator]
+        expected = "None or an integer >= 0" if optional else "an integer >= 0"
+        raise InvalidParameterError(f"{name} must be {expected}, got {seed!r}")
+    return int(seed)  # type: ignore[call-overload]
+
+
+def check_random_state(seed: object) -> np.random.Generator:
+    """Turn ``seed`` (None, an int or a Generator) into a :class:`numpy.random.Generator`.
+
+    A Generator is returned as is, so a caller's stream continues.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``seed`` is of any other type, or a negative integer.
+    """
+    if isinstance(seed, np.random.Generator):
+        return seed
+    if seed is None or _is_int(seed):
+        return np.random.default_rng(check_seed(seed))
+    raise InvalidParameterError(f"seed must be None, an int or a numpy Generator, got {seed!r}")

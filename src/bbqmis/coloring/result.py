@@ -1,0 +1,82 @@
+"""The result of a colouring search, and the check that a colouring is proper."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from dataclasses import dataclass, field
+
+import networkx as nx
+
+from .errors import SearchError
+
+__all__ = ["ColoringResult", "color_classes", "verify_coloring"]
+
+
+@dataclass
+class ColoringResult:
+    """Outcome of :func:`color_graph`.
+
+    Attributes
+    ----------
+    coloring : dict
+        Original vertex label (node attribute ``label``, else the node) -> colour ``0..k-1``.
+    num_colors : int
+        ``k``, the colours used.
+    lower_bound : int
+        A proven lower bound on the chromatic number.
+    optimal : bool
+        True exactly when ``num_colors == lower_bound``.
+    stats : dict
+        Search statistics: ``nodes_explored`` (node expansions, ``completions``
+        of them enumerating the children a sampler missed), ``nodes_pruned``,
+        ``duplicates``, ``open_nodes``, ``root_lower_bound``, ``root_bounds``,
+        ``initial_colors`` (best of networkx's DSATUR, largest-first, smallest-last),
+        ``stop_reason`` (``"bounds-met"``, ``"exhausted"``, ``"node-limit"``,
+        ``"time-limit"``), ``exhaustive``, ``seconds``, ``incumbents`` (list of
+        ``[seconds, colours, source]``) and ``sampler`` (calls, circuits, shots,
+        quantum_seconds, fallbacks, cut_components, seconds).
+    """
+
+    coloring: dict
+    num_colors: int
+    lower_bound: int
+    optimal: bool
+    stats: dict = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        """JSON-ready dict.
+
+        Exactly the keys ``coloring`` (labels as strings), ``num_colors``,
+        ``lower_bound``, ``optimal`` and ``stats``.
+        """
+        return {
+            "coloring": {str(label): color for label, color in self.coloring.items()},
+            "num_colors": self.num_colors,
+            "lower_bound": self.lower_bound,
+            "optimal": self.optimal,
+            "stats": self.stats,
+        }
+
+
+def verify_coloring(graph: nx.Graph, coloring: dict) -> None:
+    """Raise :class:`SearchError` unless ``coloring`` (node -> colour) is proper and complete."""
+    missing = [v for v in graph if v not in coloring]
+    if missing:
+        raise SearchError(f"colouring misses {len(missing)} vertices, e.g. {missing[0]!r}")
+    for u, v in graph.edges:
+        if coloring[u] == coloring[v]:
+            raise SearchError(
+                f"colouring is not proper: adjacent vertices {u!r} and {v!r} share colour {coloring[u]}"
+            )
+
+
+def color_classes(coloring: dict[Hashable, int]) -> tuple[frozenset, ...]:
+    """The colour classes of ``coloring`` (vertex -> colour), in order of first appearance.
+
+    >>> color_classes({"a": 0, "b": 1, "c": 0})
+    (frozenset({'a', 'c'}), frozenset({'b'}))
+    """
+    groups: dict[int, set] = {}
+    for v, color in coloring.items():
+        groups.setdefault(color, set()).add(v)
+    return tuple(frozenset(g) for g in groups.values())

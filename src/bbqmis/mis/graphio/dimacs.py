@@ -1,0 +1,160 @@
+"""The DIMACS colouring format (``.col``): ``p edge N M`` and ``e U V`` lines."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import networkx as nx
+
+from ._common import INT_RE, format_error, relabel
+
+__all__ = ["parse_dimacs"]
+
+_DIMACS_PROBLEMS = ("edge", "col")
+
+
+def parse_dimacs(lines: Iterable[str], *, source: str = "<string>") -> nx.Graph:
+    """Parse a graph in the DIMACS colouring (``.col``) format.
+
+    Parameters
+    ----------
+    lines : iterable of str
+        The lines of the file, with or without trailing newlines.
+    source : str, default "<string>"
+        Name of the input used in error messages and as ``graph.graph["name"]``.
+
+    Returns
+    -------
+    graph : networkx.Graph
+        Undirected simple graph with nodes ``0..n-1``; node ``i`` has attribute
+        ``label`` equal to the DIMACS vertex number ``i + 1``. Vertices that appear
+        in no edge are kept (``n`` comes from the header).
+
+    Raises
+    ------
+    GraphFormatError
+        If the input breaks one of the rules below. The message has the form
+        ``"{source}:{lineno}: ..."`` and names what was expected and what was found.
+
+    Notes
+    -----
+    The format, one item per line:
+
+    - A line starting with ``c`` is a comment; comments and blank lines may appear
+      anywhere.
+    - ``p edge N M`` (``p col N M`` is accepted too) is the header. Exactly one is
+      required, before any ``e`` line; ``N`` and ``M`` are non-negative integers.
+    - ``e U V`` is an edge, with ``1 <= U, V <= N`` and ``U != V``.
+
+    Duplicate edges, including ``e U V`` next to ``e V U``, are merged silently:
+    several benchmark files list every edge in both directions and count both in
+    ``M``. For that reason ``M`` is checked only as a lower bound: the input is
+    reported as truncated when it holds fewer ``e`` lines than ``M``. More ``e``
+    lines than ``M`` are accepted, and the number of distinct edges may be below
+    ``M`` as long as there are at least ``M`` ``e`` lines.
+
+    An input with no header at all is reported at line 1; an ``e`` line before the
+    header is reported at that line.
+
+    Examples
+    --------
+    >>> g = parse_dimacs(["c triangle plus an isolated vertex", "p edge 4 3",
+    ...                   "e 1 2", "e 2 3", "e 3 1"])
+    >>> g.number_of_nodes(), g.number_of_edges()
+    (4, 3)
+    >>> g.nodes[0]["label"], sorted(g.edges)
+    (1, [(0, 1), (0, 2), (1, 2)])
+    >>> parse_dimacs(["p edge 2 1", "e 1 3"])
+    Traceback (most recent call last):
+        ...
+    bbqmis.mis.errors.GraphFormatError: <string>:2: expected a vertex between 1 and n=2, found 3
+    """
+    n: int | None = None
+    m = 0
+    header_line = 0
+    edge_lines = 0
+    lineno = 0
+    edges: dict[frozenset, dict[str, Any]] = {}
+
+    def integer(token: str, what: str) -> int:
+        if not INT_RE.fullmatch(token):
+            raise format_error(source, lineno, f"expected an integer {what}, found {token!r}")
+        return int(token)
+
+    for lineno, raw in enumerate(lines, start=1):
+        line = raw.strip()
+        if not line or line.startswith("c"):
+            continue
+        tokens = line.split()
+        kind = tokens[0]
+        if kind == "p":
+            if n is not None:
+                raise format_error(
+                    source,
+                    lineno,
+                    f"expected a single 'p' header line, found a second one "
+                    f"(the first is at line {header_line}): {line!r}",
+                )
+            if len(tokens) != 4:
+                raise format_error(
+                    source,
+                    lineno,
+                    f"expected 4 tokens 'p edge N M', found {len(tokens)}: {line!r}",
+                )
+            if tokens[1] not in _DIMACS_PROBLEMS:
+                raise format_error(
+                    source,
+                    lineno,
+                    f"expected problem type 'edge' or 'col', found {tokens[1]!r}",
+                )
+            n = integer(tokens[2], "vertex count")
+            m = integer(tokens[3], "edge count")
+            for value, what in ((n, "vertex count"), (m, "edge count")):
+                if value < 0:
+                    raise format_error(source, lineno, f"expected a non-negative {what}, found {value}")
+            header_line = lineno
+        elif kind == "e":
+            if n is None:
+                raise format_error(
+                    source,
+                    lineno,
+                    f"expected a 'p edge N M' header before the first edge, found {line!r}",
+                )
+            if len(tokens) != 3:
+                raise format_error(
+                    source,
+                    lineno,
+                    f"expected 3 tokens 'e U V', found {len(tokens)}: {line!r}",
+                )
+            u = integer(tokens[1], "vertex")
+            v = integer(tokens[2], "vertex")
+            for w in (u, v):
+                if not 1 <= w <= n:
+                    raise format_error(source, lineno, f"expected a vertex between 1 and n={n}, found {w}")
+            if u == v:
+                raise format_error(
+                    source,
+                    lineno,
+                    f"expected two distinct vertices, found a self-loop on vertex {u} "
+                    f"(a graph with a self-loop cannot be coloured)",
+                )
+            edge_lines += 1
+            edges[frozenset((u, v))] = {}
+        else:
+            raise format_error(
+                source,
+                lineno,
+                f"expected a line starting with 'c', 'p' or 'e', found {line!r}",
+            )
+
+    if n is None:
+        raise format_error(source, 1, "expected a 'p edge N M' header line, found none")
+    if edge_lines < m:
+        raise format_error(
+            source,
+            lineno,
+            f"expected at least {m} edge lines (header at line {header_line}), "
+            f"found {edge_lines}; the input looks truncated",
+        )
+    return relabel(list(range(1, n + 1)), edges, source, sort=False)

@@ -1,0 +1,262 @@
+"""The quantum MIS solver that every workload uses: colouring branches, pricing, clustering.
+
+:class:`QuantumMISSolver` samples bitstrings of an :class:`~bbqmis.mis.MISProblem` from the
+single-layer QAOA state: angles from the closed form (:func:`bbqmis.mis.qaoa.optimize`, no
+circuit runs), ``shots`` shots on any backend spec. A problem wider than the device is
+sampled through circuit cutting (:func:`cutting.cut_qaoa`, :func:`cutting.sample`) when a
+vertex separator allows it, otherwise by simulated annealing as a counted fallback, so a
+run always answers and always says how much of the answer the device gave.
+
+The solver holds a backend *spec* (a string), so it pickles to process-pool and MPI
+workers; each process builds its backend once (:func:`backends.shared_backend`), and the
+quantum work of every call is counted from that call's own timing records
+(:func:`backends.record_timings`), never by slicing a shared list.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from backends import QuantumBackend, record_timings, shared_backend
+from backends.errors import InvalidParameterError
+from backends.validation import check_nonnegative, check_positive_int, check_random_state
+
+from .mis import qaoa
+from .mis.classical import simulated_annealing
+from .mis.problem import MISProblem, bits_from_strings
+
+__all__ = ["DEFAULT_MAX_QUBITS", "MISSamples", "QuantumMISSolver"]
+
+#: Widest circuit sent to a backend when ``max_qubits`` is not given: a statevector of more
+#: qubits takes GBs and minutes per circuit on a simulator.
+DEFAULT_MAX_QUBITS = 24
+
+#: Counters of :attr:`MISSamples.stats` and :attr:`QuantumMISSolver.stats`.
+STAT_KEYS = ("calls", "circuits", "shots", "quantum_seconds", "cut_problems", "fallbacks", "seconds")
+
+
+@dataclass
+class MISSamples:
+    """Bitstrings sampled for one problem.
+
+    Attributes
+    ----------
+    bits : ndarray of shape (k, n), dtype uint8
+        Distinct bitstrings, ``bits[r, u]`` the bit of qubit ``u`` (``problem.nodes[u]``);
+        not repaired, so a row may break the independence constraint.
+    counts : ndarray of shape (k,), dtype int64
+        How often each row was sampled; the rows are ordered most frequent first.
+    stats : collections.Counter
+        Work of this call: ``calls``, ``circuits``, ``shots`` (every shot of every
+        circuit), ``quantum_seconds`` (device execution), ``cut_problems`` (1 when
+        sampled through circuit cutting), ``fallbacks`` (1 when annealed instead),
+        ``seconds`` (wall time).
+    """
+
+    bits: np.ndarray
+    counts: np.ndarray
+    stats: Counter = field(default_factory=Counter)
+
+    @classmethod
+    def from_counts(cls, counts: dict[str, int], num_bits: int, stats: Counter) -> MISSamples:
+        """Build from qiskit-ordered counts (qubit 0 is the rightmost character)."""
+        keys = sorted(counts, key=lambda key: (-counts[key], key))
+        bits = bits_from_strings(keys, num_bits) if keys else np.zeros((0, num_bits), np.uint8)
+        return cls(bits, np.array([counts[key] for key in keys], dtype=np.int64), stats)
+
+    @classmethod
+    def from_rows(cls, rows: np.ndarray, stats: Counter) -> MISSamples:
+        """Build from sampled rows of shape (shots, n), one row per shot."""
+        unique, counts = np.unique(np.asarray(rows, dtype=np.uint8), axis=0, return_counts=True)
+        order = np.lexsort((np.arange(len(counts)), -counts))
+        return cls(unique[order], counts[order].astype(np.int64), stats)
+
+    def repaired(self, problem: MISProblem, seed=None) -> np.ndarray:
+        """Each row repaired to a maximal independent set (:meth:`MISProblem.repair`).
+
+        Returns
+        -------
+        ndarray of shape (k, n), dtype uint8
+            Row ``r`` is the repair of ``bits[r]``; rows may repeat.
+        """
+        rng = check_random_state(seed)
+        if len(self.bits) == 0:
+            return np.zeros((0, problem.num_nodes), dtype=np.uint8)
+        return np.array([problem.repair(row, seed=rng) for row in self.bits], dtype=np.uint8)
+
+
+class QuantumMISSolver:
+    """Single-layer QAOA sampling of MIS QUBOs on any backend, with cutting and a fallback.
+
+    Parameters
+    ----------
+    backend : str or QuantumBackend, default="aer"
+        Backend spec for :func:`backends.shared_backend` (``"aer"``,
+        ``"iqm-fake:adonis"``, ``"vqpu:http://host:port"``, ...), or a backend object
+        (used as is: it must pickle if the solver is sent to other processes).
+    shots : int, default=1024
+        Shots per circuit, and annealing reads of the fallback.
+    max_qubits : int, optional
+        Widest circuit to run; default the backend's qubits, at most
+        :data:`DEFAULT_MAX_QUBITS`. Pass a larger value explicitly for a larger device.
+    sleep_factor : float, default=0.0
+        Passed to a backend built from a spec: sleep alpha x quantum seconds after each
+        execution (a backend object keeps its own).
+    cut : bool, default=True
+        Sample problems wider than ``max_qubits`` through circuit cutting.
+    max_cut_overhead : float, default=256.0
+        Largest sampling overhead ``16**cuts`` accepted (256: two wire cuts); a problem
+        that needs more falls back to annealing. Cutting is not tried for a problem of
+        more than ``(cuts + 1) * max_qubits`` vertices, which no plan within the bound fits.
+    fallback_sweeps : int, default=200
+        Sweeps of the annealing fallback.
+
+    Attributes
+    ----------
+    stats : collections.Counter
+        Totals of :attr:`MISSamples.stats` over every call of this object in this process.
+
+    Raises
+    ------
+    InvalidParameterError
+        If a parameter is out of range.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from bbqmis.mis import MISProblem
+    >>> solver = QuantumMISSolver("aer", shots=256)
+    >>> samples = solver.sample(MISProblem(nx.path_graph(4)), seed=1)
+    >>> samples.bits.shape[1], int(samples.counts.sum()), samples.stats["fallbacks"]
+    (4, 256, 0)
+    """
+
+    def __init__(
+        self,
+        backend: str | QuantumBackend = "aer",
+        *,
+        shots: int = 1024,
+        max_qubits: int | None = None,
+        sleep_factor: float = 0.0,
+        cut: bool = True,
+        max_cut_overhead: float = 256.0,
+        fallback_sweeps: int = 200,
+    ) -> None:
+        if not isinstance(backend, str | QuantumBackend):
+            raise InvalidParameterError(
+                f"backend must be a spec such as 'aer' or a QuantumBackend, got {backend!r}"
+            )
+        self.backend = backend
+        self.shots = check_positive_int(shots, "shots")
+        self.max_qubits = None if max_qubits is None else check_positive_int(max_qubits, "max_qubits")
+        self.sleep_factor = check_nonnegative(sleep_factor, "sleep_factor")
+        self.cut = bool(cut)
+        self.max_cut_overhead = check_nonnegative(max_cut_overhead, "max_cut_overhead")
+        self.fallback_sweeps = check_positive_int(fallback_sweeps, "fallback_sweeps")
+        self.stats: Counter = Counter()
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        return (
+            f"{type(self).__name__}(backend={self.backend!r}, shots={self.shots}, "
+            f"max_qubits={self.max_qubits}, cut={self.cut})"
+        )
+
+    def _settings(self) -> tuple:
+        return (self.backend, self.shots, self.max_qubits, self.sleep_factor, self.cut, self.max_cut_overhead)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, QuantumMISSolver):
+            return NotImplemented
+        return self._settings() == other._settings() and self.fallback_sweeps == other.fallback_sweeps
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __getstate__(self) -> dict:
+        state = self.__dict__.copy()
+        del state["_lock"]
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
+    def device(self) -> QuantumBackend:
+        """Return the backend of this process for :attr:`backend` (built on first use)."""
+        if isinstance(self.backend, str):
+            return shared_backend(self.backend, sleep_factor=self.sleep_factor)
+        return self.backend
+
+    def width(self) -> int:
+        """Widest problem sampled without cutting: ``max_qubits`` capped by the device."""
+        return min(self.max_qubits or DEFAULT_MAX_QUBITS, self.device().num_qubits)
+
+    def sample(self, problem: MISProblem, seed=None) -> MISSamples:
+        """Sample bitstrings of ``problem`` from its p = 1 QAOA state.
+
+        Parameters
+        ----------
+        problem : MISProblem
+            The QUBO to sample (any weights and penalty).
+        seed : None, int or numpy.random.Generator
+            Seeds the simulator, the cut sampling and the fallback.
+
+        Returns
+        -------
+        MISSamples
+            With ``shots`` samples in all.
+        """
+        start = time.perf_counter()
+        rng = check_random_state(seed)
+        stats = Counter({key: 0 for key in STAT_KEYS}, calls=1)
+        if problem.num_nodes == 0:
+            samples = MISSamples.from_rows(np.zeros((self.shots, 0), np.uint8), stats)
+        else:
+            with record_timings() as records:
+                samples = self._sample(problem, rng, stats)
+            for record in records:
+                stats["circuits"] += record.circuits
+                stats["shots"] += record.shots * record.circuits
+                stats["quantum_seconds"] += record.quantum_seconds
+        stats["seconds"] += time.perf_counter() - start
+        with self._lock:
+            self.stats.update(stats)
+        return samples
+
+    def _sample(self, problem: MISProblem, rng: np.random.Generator, stats: Counter) -> MISSamples:
+        width = self.width()
+        angles = qaoa.optimize(problem)
+        seed = int(rng.integers(2**31))
+        if problem.num_nodes <= width:
+            counts = qaoa.sample(problem, angles, self.device(), shots=self.shots, seed=seed)
+            return MISSamples.from_counts(counts, problem.num_nodes, stats)
+        counts = self._cut(problem, angles, width, seed)
+        if counts is not None:
+            stats["cut_problems"] += 1
+            return MISSamples.from_counts(counts, problem.num_nodes, stats)
+        stats["fallbacks"] += 1
+        rows = simulated_annealing(problem, num_reads=self.shots, num_sweeps=self.fallback_sweeps, seed=rng)
+        return MISSamples.from_rows(rows, stats)
+
+    def _cut(self, problem: MISProblem, angles: qaoa.QAOAAngles, width: int, seed: int) -> dict | None:
+        """Counts through circuit cutting, or None when no plan within the bounds exists."""
+        if not self.cut:
+            return None
+        max_cuts = int(math.log(max(self.max_cut_overhead, 1.0)) / math.log(16.0) + 1e-9)
+        if problem.num_nodes > (max_cuts + 1) * width:
+            return None
+        import cutting  # qiskit-addon-cutting is imported only by processes that cut
+
+        try:
+            plan = cutting.cut_qaoa(problem, width, max_overhead=self.max_cut_overhead)
+        except cutting.CuttingError:  # no separator, too costly, or a layout cut_wires cannot take
+            return None
+        return cutting.sample(
+            plan, (angles.gamma, angles.beta), self.device(), self.shots, self.shots, seed=seed
+        )
