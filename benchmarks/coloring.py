@@ -38,9 +38,9 @@ import networkx as nx  # noqa: E402
 from networkx.algorithms.coloring.greedy_coloring import strategy_random_sequential  # noqa: E402
 
 import bbqmis  # noqa: E402
-from bbqmis.mis.graphio import read_graph  # noqa: E402
-from bbqmis.coloring.samplers import get_sampler  # noqa: E402
 from bbqmis.coloring import color_graph, verify_coloring  # noqa: E402
+from bbqmis.coloring.samplers import get_sampler  # noqa: E402
+from bbqmis.mis.graphio import read_graph  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 GRAPH_DIR = ROOT / "data" / "graphs"

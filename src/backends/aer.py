@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from qiskit import QuantumCircuit
 from qiskit.providers import BackendV2
@@ -40,7 +41,7 @@ class AerBackend(BaseBackend):
         *,
         device: BackendV2 | None = None,
         prepare: Callable[[QuantumCircuit], QuantumCircuit] | None = None,
-        **options,
+        **options: Any,
     ) -> None:
         super().__init__(simulator if device is None else device, **options)
         self.simulator = simulator
@@ -53,7 +54,7 @@ class AerBackend(BaseBackend):
         return Execution(counts_from_result(result, len(circuits)))
 
 
-def from_spec(argument: str, /, *, name: str, **options) -> AerBackend:
+def from_spec(argument: str, /, *, name: str, **options: Any) -> AerBackend:
     """Make the Aer backend of spec ``aer[:<argument>]``.
 
     Parameters

@@ -12,6 +12,7 @@ import os
 import pkgutil
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from typing import Any
 
 from exa.common.errors.iqm_error import IQMError
 from iqm.qiskit_iqm import IQMProvider, fake_backends
@@ -94,7 +95,7 @@ def fake_device(device: str, spec: str) -> IQMFakeBackend:
     return devices[device.lower()]()
 
 
-def noisy_aer(device: str, /, *, name: str, **options) -> AerBackend:
+def noisy_aer(device: str, /, *, name: str, **options: Any) -> AerBackend:
     """Make a seeded Aer simulation with the noise, gates and coupling map of a fake IQM device.
 
     Parameters
@@ -133,7 +134,7 @@ class FakeIQMBackend(BaseBackend):
         return Execution(counts_from_result(result, len(circuits)))
 
 
-def fake_from_spec(argument: str, /, *, name: str, **options) -> FakeIQMBackend:
+def fake_from_spec(argument: str, /, *, name: str, **options: Any) -> FakeIQMBackend:
     """Make the backend of spec ``iqm-fake:<argument>``; see :class:`FakeIQMBackend`."""
     return FakeIQMBackend(fake_device(argument, name), name=name, **options)
 
@@ -238,7 +239,7 @@ class IQMServerBackend(BaseBackend):
         :class:`~backends.base.BaseBackend`.
     """
 
-    def __init__(self, device: BackendV2, *, url: str, secret: str | None = None, **options) -> None:
+    def __init__(self, device: BackendV2, *, url: str, secret: str | None = None, **options: Any) -> None:
         super().__init__(device, **options)
         self.url = url
         self._secret = secret
@@ -255,7 +256,9 @@ class IQMServerBackend(BaseBackend):
         return Execution(counts_from_result(result, len(circuits)), timeline_window(timeline))
 
 
-def server_from_spec(argument: str, /, *, name: str, token: str | None = None, **options) -> IQMServerBackend:
+def server_from_spec(
+    argument: str, /, *, name: str, token: str | None = None, **options: Any
+) -> IQMServerBackend:
     """Connect to the IQM server of spec ``iqm:<url>[#<quantum computer>]``.
 
     Parameters

@@ -19,6 +19,7 @@ import importlib
 import os
 import threading
 from collections.abc import Callable, Hashable
+from typing import Any
 
 from backends.base import QuantumBackend
 from backends.errors import BackendUnavailableError, InvalidParameterError, UnknownBackendError
@@ -57,6 +58,7 @@ def _match(spec: str) -> tuple[str, str] | None:
 
 
 def _load_factory(prefix: str, spec: str) -> Callable[..., QuantumBackend]:
+    """Import the factory registered for ``prefix``; ``spec`` is named in the error."""
     module_name, _, attribute = BACKENDS[prefix].partition(":")
     try:
         return getattr(importlib.import_module(module_name), attribute)
@@ -66,7 +68,7 @@ def _load_factory(prefix: str, spec: str) -> Callable[..., QuantumBackend]:
         ) from exc
 
 
-def get_backend(spec: str | QuantumBackend, **options) -> QuantumBackend:
+def get_backend(spec: str | QuantumBackend, **options: Any) -> QuantumBackend:
     """Make the backend named by ``spec``.
 
     Parameters
@@ -117,6 +119,15 @@ def get_backend(spec: str | QuantumBackend, **options) -> QuantumBackend:
 
 _SHARED: dict[tuple[int, str, tuple[tuple[str, Hashable], ...]], QuantumBackend] = {}
 _SHARED_LOCK = threading.Lock()
+
+
+def _new_lock_after_fork() -> None:
+    """In a forked child, replace the lock: a thread of the parent may have held it at the fork."""
+    global _SHARED_LOCK
+    _SHARED_LOCK = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_new_lock_after_fork)
 
 
 def shared_backend(spec: str, **options: Hashable) -> QuantumBackend:

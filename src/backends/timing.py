@@ -10,10 +10,11 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
+from typing import Any
 
 from backends.errors import InvalidParameterError
 from backends.validation import check_positive_int
@@ -83,8 +84,16 @@ class TimingRecord:
         return dataclasses.asdict(self)
 
     @classmethod
-    def from_json(cls, data: dict[str, str | float | int]) -> TimingRecord:
-        """Build a record from the dict written by :meth:`to_json`."""
+    def from_json(cls, data: Mapping[str, Any]) -> TimingRecord:
+        """Build a record from the dict written by :meth:`to_json` (values as parsed from JSON).
+
+        Raises
+        ------
+        TypeError
+            If a field is missing or unknown.
+        InvalidParameterError
+            If a value is out of range, as for the constructor.
+        """
         return cls(**data)
 
 

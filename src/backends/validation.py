@@ -19,13 +19,14 @@ from __future__ import annotations
 import math
 from collections.abc import Collection
 from numbers import Integral, Real
-from typing import TypeVar
+from typing import TypeAlias, TypeGuard, TypeVar
 
 import numpy as np
 
 from backends.errors import InvalidParameterError
 
 __all__ = [
+    "SeedLike",
     "check_choice",
     "check_interval",
     "check_nonnegative",
@@ -38,13 +39,23 @@ __all__ = [
 
 _T = TypeVar("_T")
 
+#: What ``seed`` parameters accept: None (fresh entropy), an int, or a Generator to draw from.
+SeedLike: TypeAlias = int | np.random.Generator | None
 
-def _is_int(value: object) -> bool:
+
+def _is_int(value: object) -> TypeGuard[Integral]:
+    """Whether ``value`` is an integer (Python or numpy) other than a bool."""
     return isinstance(value, Integral) and not isinstance(value, bool)
 
 
-def _is_real(value: object) -> bool:
-    return isinstance(value, Real) and not isinstance(value, bool) and math.isfinite(value)
+def _is_real(value: object) -> TypeGuard[Real]:
+    """Whether ``value`` is a finite real number (Python or numpy) other than a bool."""
+    if not isinstance(value, Real) or isinstance(value, bool):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # an int too large for a float
+        return False
 
 
 def check_positive_int(value: object, name: str) -> int:
@@ -55,9 +66,9 @@ def check_positive_int(value: object, name: str) -> int:
     InvalidParameterError
         If ``value`` is not an integer or is < 1.
     """
-    if not _is_int(value) or value < 1:  # type: ignore[operator]
+    if not _is_int(value) or value < 1:
         raise InvalidParameterError(f"{name} must be a positive integer, got {value!r}")
-    return int(value)  # type: ignore[call-overload]
+    return int(value)
 
 
 def check_nonnegative_int(value: object, name: str) -> int:
@@ -68,9 +79,9 @@ def check_nonnegative_int(value: object, name: str) -> int:
     InvalidParameterError
         If ``value`` is not an integer or is negative.
     """
-    if not _is_int(value) or value < 0:  # type: ignore[operator]
+    if not _is_int(value) or value < 0:
         raise InvalidParameterError(f"{name} must be a non-negative integer, got {value!r}")
-    return int(value)  # type: ignore[call-overload]
+    return int(value)
 
 
 def check_nonnegative(value: object, name: str) -> float:
@@ -81,9 +92,9 @@ def check_nonnegative(value: object, name: str) -> float:
     InvalidParameterError
         If ``value`` is not a real number, is negative or is not finite.
     """
-    if not _is_real(value) or value < 0:  # type: ignore[operator]
+    if not _is_real(value) or value < 0:
         raise InvalidParameterError(f"{name} must be a finite number >= 0, got {value!r}")
-    return float(value)  # type: ignore[arg-type]
+    return float(value)
 
 
 def check_interval(value: object, name: str, low: float, high: float) -> float:
@@ -94,9 +105,9 @@ def check_interval(value: object, name: str, low: float, high: float) -> float:
     InvalidParameterError
         If ``value`` is not a finite real number in ``(low, high]``.
     """
-    if not _is_real(value) or not low < value <= high:  # type: ignore[operator]
+    if not _is_real(value) or not low < float(value) <= high:
         raise InvalidParameterError(f"{name} must be a number in ({low:g}, {high:g}], got {value!r}")
-    return float(value)  # type: ignore[arg-type]
+    return float(value)
 
 
 def check_probability(value: object, name: str) -> float:
@@ -107,9 +118,9 @@ def check_probability(value: object, name: str) -> float:
     InvalidParameterError
         If ``value`` is not a real number in [0, 1].
     """
-    if not _is_real(value) or not 0 <= value <= 1:  # type: ignore[operator]
+    if not _is_real(value) or not 0 <= float(value) <= 1:
         raise InvalidParameterError(f"{name} must be a probability in [0, 1], got {value!r}")
-    return float(value)  # type: ignore[arg-type]
+    return float(value)
 
 
 def check_choice(value: _T, name: str, choices: Collection[_T]) -> _T:
@@ -135,10 +146,10 @@ def check_seed(seed: object, name: str = "seed", *, optional: bool = True) -> in
     """
     if seed is None and optional:
         return None
-    if not _is_int(seed) or seed < 0:  # type: ignore[operator]
+    if not _is_int(seed) or seed < 0:
         expected = "None or an integer >= 0" if optional else "an integer >= 0"
         raise InvalidParameterError(f"{name} must be {expected}, got {seed!r}")
-    return int(seed)  # type: ignore[call-overload]
+    return int(seed)
 
 
 def check_random_state(seed: object) -> np.random.Generator:

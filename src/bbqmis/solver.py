@@ -18,20 +18,22 @@ from __future__ import annotations
 import math
 import threading
 import time
-from collections import Counter
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import TypeAlias
 
 import numpy as np
 
 from backends import QuantumBackend, record_timings, shared_backend
 from backends.errors import InvalidParameterError
-from backends.validation import check_nonnegative, check_positive_int, check_random_state
+from backends.validation import SeedLike, check_nonnegative, check_positive_int, check_random_state
 
 from .mis import qaoa
 from .mis.classical import simulated_annealing
 from .mis.problem import MISProblem, bits_from_strings
 
-__all__ = ["DEFAULT_MAX_QUBITS", "MISSamples", "QuantumMISSolver"]
+__all__ = ["DEFAULT_MAX_QUBITS", "MISSamples", "QuantumMISSolver", "Stats", "add_stats", "new_stats"]
 
 #: Widest circuit sent to a backend when ``max_qubits`` is not given: a statevector of more
 #: qubits takes GBs and minutes per circuit on a simulator.
@@ -39,6 +41,27 @@ DEFAULT_MAX_QUBITS = 24
 
 #: Counters of :attr:`MISSamples.stats` and :attr:`QuantumMISSolver.stats`.
 STAT_KEYS = ("calls", "circuits", "shots", "quantum_seconds", "cut_problems", "fallbacks", "seconds")
+
+#: Work counters by name (counts and seconds); a missing counter reads 0.
+Stats: TypeAlias = defaultdict[str, float]
+
+
+def new_stats(**values: float) -> Stats:
+    """Counters starting at ``values``, every other counter at 0.
+
+    >>> stats = new_stats(calls=1)
+    >>> stats["calls"], stats["shots"]
+    (1, 0.0)
+    """
+    return defaultdict(float, values)
+
+
+def add_stats(total: Stats, more: Mapping[str, float], *, skip: Iterable[str] = ()) -> None:
+    """Add every counter of ``more`` to ``total``, except those named in ``skip``."""
+    skipped = set(skip)
+    for key, value in more.items():
+        if key not in skipped:
+            total[key] += value
 
 
 @dataclass
@@ -52,7 +75,7 @@ class MISSamples:
         not repaired, so a row may break the independence constraint.
     counts : ndarray of shape (k,), dtype int64
         How often each row was sampled; the rows are ordered most frequent first.
-    stats : collections.Counter
+    stats : Stats
         Work of this call: ``calls``, ``circuits``, ``shots`` (every shot of every
         circuit), ``quantum_seconds`` (device execution), ``cut_problems`` (1 when
         sampled through circuit cutting), ``fallbacks`` (1 when annealed instead),
@@ -61,23 +84,23 @@ class MISSamples:
 
     bits: np.ndarray
     counts: np.ndarray
-    stats: Counter = field(default_factory=Counter)
+    stats: Stats = field(default_factory=new_stats)
 
     @classmethod
-    def from_counts(cls, counts: dict[str, int], num_bits: int, stats: Counter) -> MISSamples:
+    def from_counts(cls, counts: Mapping[str, int], num_bits: int, stats: Stats) -> MISSamples:
         """Build from qiskit-ordered counts (qubit 0 is the rightmost character)."""
         keys = sorted(counts, key=lambda key: (-counts[key], key))
         bits = bits_from_strings(keys, num_bits) if keys else np.zeros((0, num_bits), np.uint8)
         return cls(bits, np.array([counts[key] for key in keys], dtype=np.int64), stats)
 
     @classmethod
-    def from_rows(cls, rows: np.ndarray, stats: Counter) -> MISSamples:
+    def from_rows(cls, rows: np.ndarray, stats: Stats) -> MISSamples:
         """Build from sampled rows of shape (shots, n), one row per shot."""
         unique, counts = np.unique(np.asarray(rows, dtype=np.uint8), axis=0, return_counts=True)
         order = np.lexsort((np.arange(len(counts)), -counts))
         return cls(unique[order], counts[order].astype(np.int64), stats)
 
-    def repaired(self, problem: MISProblem, seed=None) -> np.ndarray:
+    def repaired(self, problem: MISProblem, seed: SeedLike = None) -> np.ndarray:
         """Each row repaired to a maximal independent set (:meth:`MISProblem.repair`).
 
         Returns
@@ -119,7 +142,7 @@ class QuantumMISSolver:
 
     Attributes
     ----------
-    stats : collections.Counter
+    stats : Stats
         Totals of :attr:`MISSamples.stats` over every call of this object in this process.
 
     Raises
@@ -133,7 +156,7 @@ class QuantumMISSolver:
     >>> from bbqmis.mis import MISProblem
     >>> solver = QuantumMISSolver("aer", shots=256)
     >>> samples = solver.sample(MISProblem(nx.path_graph(4)), seed=1)
-    >>> samples.bits.shape[1], int(samples.counts.sum()), samples.stats["fallbacks"]
+    >>> samples.bits.shape[1], int(samples.counts.sum()), int(samples.stats["fallbacks"])
     (4, 256, 0)
     """
 
@@ -159,7 +182,7 @@ class QuantumMISSolver:
         self.cut = bool(cut)
         self.max_cut_overhead = check_nonnegative(max_cut_overhead, "max_cut_overhead")
         self.fallback_sweeps = check_positive_int(fallback_sweeps, "fallback_sweeps")
-        self.stats: Counter = Counter()
+        self.stats: Stats = new_stats()
         self._lock = threading.Lock()
 
     def __repr__(self) -> str:
@@ -168,7 +191,7 @@ class QuantumMISSolver:
             f"max_qubits={self.max_qubits}, cut={self.cut})"
         )
 
-    def _settings(self) -> tuple:
+    def _settings(self) -> tuple[object, ...]:
         return (self.backend, self.shots, self.max_qubits, self.sleep_factor, self.cut, self.max_cut_overhead)
 
     def __eq__(self, other: object) -> bool:
@@ -197,7 +220,7 @@ class QuantumMISSolver:
         """Widest problem sampled without cutting: ``max_qubits`` capped by the device."""
         return min(self.max_qubits or DEFAULT_MAX_QUBITS, self.device().num_qubits)
 
-    def sample(self, problem: MISProblem, seed=None) -> MISSamples:
+    def sample(self, problem: MISProblem, seed: SeedLike = None) -> MISSamples:
         """Sample bitstrings of ``problem`` from its p = 1 QAOA state.
 
         Parameters
@@ -214,7 +237,7 @@ class QuantumMISSolver:
         """
         start = time.perf_counter()
         rng = check_random_state(seed)
-        stats = Counter({key: 0 for key in STAT_KEYS}, calls=1)
+        stats = new_stats(**{**dict.fromkeys(STAT_KEYS, 0.0), "calls": 1})
         if problem.num_nodes == 0:
             samples = MISSamples.from_rows(np.zeros((self.shots, 0), np.uint8), stats)
         else:
@@ -226,25 +249,27 @@ class QuantumMISSolver:
                 stats["quantum_seconds"] += record.quantum_seconds
         stats["seconds"] += time.perf_counter() - start
         with self._lock:
-            self.stats.update(stats)
+            add_stats(self.stats, stats)
         return samples
 
-    def _sample(self, problem: MISProblem, rng: np.random.Generator, stats: Counter) -> MISSamples:
+    def _sample(self, problem: MISProblem, rng: np.random.Generator, stats: Stats) -> MISSamples:
         width = self.width()
         angles = qaoa.optimize(problem)
         seed = int(rng.integers(2**31))
         if problem.num_nodes <= width:
             counts = qaoa.sample(problem, angles, self.device(), shots=self.shots, seed=seed)
             return MISSamples.from_counts(counts, problem.num_nodes, stats)
-        counts = self._cut(problem, angles, width, seed)
-        if counts is not None:
+        cut_counts = self._cut(problem, angles, width, seed)
+        if cut_counts is not None:
             stats["cut_problems"] += 1
-            return MISSamples.from_counts(counts, problem.num_nodes, stats)
+            return MISSamples.from_counts(cut_counts, problem.num_nodes, stats)
         stats["fallbacks"] += 1
         rows = simulated_annealing(problem, num_reads=self.shots, num_sweeps=self.fallback_sweeps, seed=rng)
         return MISSamples.from_rows(rows, stats)
 
-    def _cut(self, problem: MISProblem, angles: qaoa.QAOAAngles, width: int, seed: int) -> dict | None:
+    def _cut(
+        self, problem: MISProblem, angles: qaoa.QAOAAngles, width: int, seed: int
+    ) -> dict[str, int] | None:
         """Counts through circuit cutting, or None when no plan within the bounds exists."""
         if not self.cut:
             return None

@@ -15,17 +15,20 @@ choice that reproduces the reference run. It cannot change the optimum weight: s
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any
 
 import networkx as nx
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 from sklearn.metrics import silhouette_score
 
-from backends.validation import check_positive_int, check_seed
+from backends.validation import check_positive_int
 from bbqmis.mis.problem import MISProblem
 
-from ._validation import check_points
+from ._validation import check_points, check_round_seed
 from .errors import InvalidParameterError
 
 __all__ = ["Candidates", "assign_labels", "conflict_graph", "mwis_problem", "score"]
@@ -43,10 +46,10 @@ class Candidates:
         Name of each row.
     """
 
-    labelings: np.ndarray
+    labelings: NDArray[np.integer[Any]]
     algorithms: tuple[str, ...]
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.labelings.ndim != 2 or len(self.labelings) != len(self.algorithms):
             raise InvalidParameterError(
                 f"labelings must have shape ({len(self.algorithms)}, n_samples), got {self.labelings.shape}"
@@ -55,21 +58,21 @@ class Candidates:
             raise InvalidParameterError("labelings must be non-negative (noise is a cluster of its own)")
 
     @cached_property
-    def offsets(self) -> np.ndarray:
+    def offsets(self) -> NDArray[np.int64]:
         """Global id of each algorithm's cluster 0, shape (n_algorithms + 1,); the last is n."""
         return np.r_[0, np.cumsum(self.labelings.max(axis=1) + 1)]
 
     @property
-    def global_labels(self) -> np.ndarray:
+    def global_labels(self) -> NDArray[np.int64]:
         """Labelings shifted to global candidate ids (per-rank offsets), shape (n_algorithms, n_samples)."""
         return self.labelings + self.offsets[:-1, None]
 
     @cached_property
-    def sizes(self) -> np.ndarray:
+    def sizes(self) -> NDArray[np.int64]:
         """Points per candidate, shape (n_candidates,)."""
         return np.bincount(self.global_labels.ravel(), minlength=int(self.offsets[-1]))
 
-    def origin(self, candidate: int) -> dict:
+    def origin(self, candidate: int) -> dict[str, Any]:
         """``{"algorithm", "cluster", "size"}`` of a global candidate id."""
         a = int(np.searchsorted(self.offsets, candidate, side="right") - 1)
         return {
@@ -94,7 +97,7 @@ def conflict_graph(candidates: Candidates) -> nx.Graph:
     """
     labels = candidates.global_labels.astype(np.int64)
     n = int(candidates.offsets[-1])
-    graph = nx.Graph()
+    graph: nx.Graph = nx.Graph()
     graph.add_nodes_from((c, candidates.origin(c)) for c in range(n))
     for a in range(len(labels)):
         for b in range(a + 1, len(labels)):
@@ -136,7 +139,9 @@ def mwis_problem(graph: nx.Graph) -> MISProblem:
     return MISProblem(graph, weights=integer / (2 * n * sizes.max()), penalty=max(n, 2))
 
 
-def assign_labels(X: np.ndarray, candidates: Candidates, chosen, *, chunk_size: int = 65536) -> np.ndarray:
+def assign_labels(
+    X: ArrayLike, candidates: Candidates, chosen: Iterable[int], *, chunk_size: int = 65536
+) -> NDArray[np.int32]:
     """Labels of the aggregated clustering.
 
     Points of a chosen cluster keep it; the others join the chosen cluster with the
@@ -161,31 +166,37 @@ def assign_labels(X: np.ndarray, candidates: Candidates, chosen, *, chunk_size: 
     InvalidParameterError
         If ``chosen`` is empty or two chosen clusters share a point.
     """
-    X = check_points(X, name="X", min_samples=1)
-    chosen = np.array(sorted(set(map(int, chosen))), dtype=np.int64)
-    if chosen.size == 0:
+    points = check_points(X, name="X", min_samples=1)
+    ids = np.array(sorted(set(map(int, chosen))), dtype=np.int64)
+    if ids.size == 0:
         raise InvalidParameterError("chosen must name at least one candidate cluster")
     position = np.full(int(candidates.offsets[-1]), -1, dtype=np.int64)
-    position[chosen] = np.arange(chosen.size)
+    position[ids] = np.arange(ids.size)
     hits = position[candidates.global_labels]
     covered = (hits >= 0).sum(axis=0)
     if covered.max() > 1:
         raise InvalidParameterError(f"chosen clusters overlap at point {int(np.argmax(covered > 1))}")
     labels = hits.max(axis=0)
     inside = labels >= 0
-    centroids = np.stack(
-        [np.bincount(labels[inside], X[inside, j], chosen.size) for j in range(X.shape[1])], 1
+    sums = np.stack(
+        [np.bincount(labels[inside], points[inside, j], ids.size) for j in range(points.shape[1])], 1
     )
-    centroids /= np.bincount(labels[inside], minlength=chosen.size)[:, None]
+    centroids = sums / np.bincount(labels[inside], minlength=ids.size)[:, None]
     outside = np.flatnonzero(~inside)
     for start in range(0, outside.size, chunk_size):
         block = outside[start : start + chunk_size]
-        distance = ((X[block, None, :] - centroids[None]) ** 2).sum(-1)
+        distance = ((points[block, None, :] - centroids[None]) ** 2).sum(-1)
         labels[block] = np.argmin(distance, axis=1)
     return labels.astype(np.int32)
 
 
-def score(X: np.ndarray, labels: np.ndarray, *, sample_size: int | None = 20000, seed: int = 0) -> float:
+def score(
+    X: NDArray[np.floating[Any]],
+    labels: NDArray[np.integer[Any]],
+    *,
+    sample_size: int | None = 20000,
+    seed: int = 0,
+) -> float:
     """Silhouette of a clustering, on a seeded sample or exact.
 
     Parameters
@@ -210,6 +221,4 @@ def score(X: np.ndarray, labels: np.ndarray, *, sample_size: int | None = 20000,
         return -1.0
     if sample_size is not None and sample_size >= len(X):
         sample_size = None
-    return float(
-        silhouette_score(X, labels, sample_size=sample_size, random_state=check_seed(seed, optional=False))
-    )
+    return float(silhouette_score(X, labels, sample_size=sample_size, random_state=check_round_seed(seed)))

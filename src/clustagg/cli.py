@@ -9,15 +9,23 @@ import argparse
 import json
 import logging
 import sys
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import numpy as np
+from numpy.typing import NDArray
 
 from . import steps
 from .data import REFERENCE_SAMPLES, make_reference_points, read_points
 from .errors import ClustAggError, InvalidParameterError
 from .runner import MODES, run
 from .solvers import SOLVERS, get_solver
+
+if TYPE_CHECKING:
+    from mpi4py import MPI
+
+    from .result import AggregationResult
 
 __all__ = ["main"]
 
@@ -41,11 +49,12 @@ workflow steps (what workflow and examples/clustagg/workflow.cwl run per round, 
 class _Parser(argparse.ArgumentParser):
     """ArgumentParser whose errors are one line on stderr and exit status 2."""
 
-    def error(self, message):
+    def error(self, message: str) -> NoReturn:
+        """Print ``message`` as one line and exit with status 2."""
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
-def _solver_arguments(parser) -> None:
+def _solver_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("solver")
     group.add_argument(
         "--solver", choices=sorted(SOLVERS), default="anneal", help="MWIS solver (default: anneal)"
@@ -61,9 +70,9 @@ def _solver_arguments(parser) -> None:
     )
 
 
-def _solver_options(args) -> dict:
+def _solver_options(args: argparse.Namespace) -> dict[str, Any]:
     applies = {"qaoa": ("backend", "shots", "max_qubits"), "anneal": ("num_reads",), "exact": ()}
-    options = {}
+    options: dict[str, Any] = {}
     for name in ("backend", "shots", "max_qubits", "num_reads"):
         value = getattr(args, name)
         if value is None:
@@ -76,7 +85,7 @@ def _solver_options(args) -> dict:
     return options
 
 
-def _silhouette_arguments(parser) -> None:
+def _silhouette_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_mutually_exclusive_group()
     group.add_argument(
         "--sample-size", type=int, default=20000, help="silhouette sample size (default: 20000)"
@@ -84,53 +93,43 @@ def _silhouette_arguments(parser) -> None:
     group.add_argument("--exact-silhouette", action="store_true", help="exact silhouette over all points")
 
 
-def _build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(
-        prog="python -m clustagg",
-        description="Clustering aggregation: k-means, DBSCAN and single linkage combined by a "
-        "maximum-weight independent set (annealing, exact or QAOA), looped until the silhouette "
-        "exceeds a threshold.",
+def _add_loop_command(commands: argparse._SubParsersAction[_Parser], name: str, text: str) -> None:
+    """Add ``run`` or ``workflow``: the whole loop, with its data, loop and mode options."""
+    sub = commands.add_parser(
+        name,
+        help=text,
+        description=text,
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    for name, text in (("run", "run the whole loop"), ("workflow", "run the loop as file-passing steps")):
-        sub = commands.add_parser(
-            name,
-            help=text,
-            description=text,
-            epilog=EXAMPLES,
-            formatter_class=argparse.RawDescriptionHelpFormatter,
-        )
-        source = sub.add_mutually_exclusive_group()
-        source.add_argument("--points", type=Path, help="CSV (x,y,... per line, optional header) or .npy")
-        source.add_argument(
-            "--n-samples",
-            type=int,
-            default=REFERENCE_SAMPLES,
-            help=f"size of the generated reference data (default: {REFERENCE_SAMPLES})",
-        )
-        if name == "run":
-            sub.add_argument(
-                "--mode", choices=MODES, default="baseline", help="resource mode (default: baseline)"
-            )
-        sub.add_argument("--seed", type=int, default=0, help="run seed; round i uses seed + i (default: 0)")
+    source = sub.add_mutually_exclusive_group()
+    source.add_argument("--points", type=Path, help="CSV (x,y,... per line, optional header) or .npy")
+    source.add_argument(
+        "--n-samples",
+        type=int,
+        default=REFERENCE_SAMPLES,
+        help=f"size of the generated reference data (default: {REFERENCE_SAMPLES})",
+    )
+    if name == "run":
         sub.add_argument(
-            "--threshold", type=float, default=0.8, help="stop above this silhouette (default: 0.8)"
+            "--mode", choices=MODES, default="baseline", help="resource mode (default: baseline)"
         )
-        sub.add_argument("--max-iter", type=int, default=10, help="at most this many rounds (default: 10)")
-        _solver_arguments(sub)
-        _silhouette_arguments(sub)
-        sub.add_argument("--workdir", type=Path, help="files of the malleable/workflow modes (resumable)")
-        sub.add_argument(
-            "--workers", type=int, default=2, help="processes spawned per malleable cluster phase"
-        )
-        sub.add_argument(
-            "--cluster-processes", type=int, default=3, help="MPI processes of the workflow cluster step"
-        )
-        sub.add_argument("--json", type=Path, help="write the AggregationResult as JSON")
-        sub.add_argument("--plot", type=Path, help="save a scatter plot of the chosen clustering")
+    sub.add_argument("--seed", type=int, default=0, help="run seed; round i uses seed + i (default: 0)")
+    sub.add_argument("--threshold", type=float, default=0.8, help="stop above this silhouette (default: 0.8)")
+    sub.add_argument("--max-iter", type=int, default=10, help="at most this many rounds (default: 10)")
+    _solver_arguments(sub)
+    _silhouette_arguments(sub)
+    sub.add_argument("--workdir", type=Path, help="files of the malleable/workflow modes (resumable)")
+    sub.add_argument("--workers", type=int, default=2, help="processes spawned per malleable cluster phase")
+    sub.add_argument(
+        "--cluster-processes", type=int, default=3, help="MPI processes of the workflow cluster step"
+    )
+    sub.add_argument("--json", type=Path, help="write the AggregationResult as JSON")
+    sub.add_argument("--plot", type=Path, help="save a scatter plot of the chosen clustering")
 
+
+def _add_step_commands(commands: argparse._SubParsersAction[_Parser]) -> None:
+    """Add ``generate`` and the three workflow steps ``cluster``, ``aggregate`` and ``score``."""
     sub = commands.add_parser("generate", help="write the reference data as CSV")
     sub.add_argument("--n-samples", type=int, default=REFERENCE_SAMPLES)
     sub.add_argument("--out", type=Path, required=True)
@@ -156,21 +155,39 @@ def _build_parser() -> argparse.ArgumentParser:
     sub.add_argument("--previous", type=Path, help="previous round's score .json")
     sub.add_argument("--previous-labels", type=Path, help="previous round's labels .npy")
     _silhouette_arguments(sub)
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="python -m clustagg",
+        description="Clustering aggregation: k-means, DBSCAN and single linkage combined by a "
+        "maximum-weight independent set (annealing, exact or QAOA), looped until the silhouette "
+        "exceeds a threshold.",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    _add_loop_command(commands, "run", "run the whole loop")
+    _add_loop_command(commands, "workflow", "run the loop as file-passing steps")
+    _add_step_commands(commands)
     return parser
 
 
-def _points(args) -> np.ndarray:
+def _points(args: argparse.Namespace) -> NDArray[np.float64]:
     return read_points(args.points) if args.points is not None else make_reference_points(args.n_samples)
 
 
-def _run(args) -> None:
-    mode = getattr(args, "mode", "workflow")
-    comm = None
-    if mode == "baseline":
-        from mpi4py import MPI
+def _read_inputs(
+    args: argparse.Namespace, comm: MPI.Intracomm | None
+) -> tuple[dict[str, Any], NDArray[np.float64] | None]:
+    """Solver options (on every rank) and points (on rank 0; None elsewhere).
 
-        comm = MPI.COMM_WORLD
-    error = options = points = None
+    Rank 0 reads them and broadcasts the options, or the reason it could not read them,
+    so that every rank fails alike.
+    """
+    error: str | None = None
+    options: dict[str, Any] = {}
+    points = None
     if comm is None or comm.rank == 0:
         try:
             options = _solver_options(args)
@@ -181,23 +198,13 @@ def _run(args) -> None:
         error, options = comm.bcast((error, options), root=0)
     if error:
         raise InvalidParameterError(error)
-    result = run(
-        points,
-        mode,
-        args.solver,
-        args.seed,
-        threshold=args.threshold,
-        max_iter=args.max_iter,
-        quantum_delay=args.quantum_delay,
-        sample_size=None if args.exact_silhouette else args.sample_size,
-        solver_options=options,
-        workdir=args.workdir,
-        workers=args.workers,
-        cluster_processes=args.cluster_processes,
-        comm=comm,
-    )
-    if comm is not None and comm.rank != 0:
-        return
+    return options, points
+
+
+def _report(
+    args: argparse.Namespace, mode: str, result: AggregationResult, points: NDArray[np.float64]
+) -> None:
+    """Write ``--json`` and ``--plot`` if asked, and print a one-line summary."""
     if args.json:
         args.json.write_text(json.dumps(result.to_json()))
     if args.plot:
@@ -218,45 +225,83 @@ def _run(args) -> None:
     )
 
 
-def _step(args) -> None:
+def _run(args: argparse.Namespace) -> None:
+    """``run`` and ``workflow``: the whole loop (every rank calls it under ``mpiexec``)."""
+    mode = getattr(args, "mode", "workflow")
+    comm = None
+    if mode == "baseline":
+        from .mpi import world
+
+        comm = world()
+    options, points = _read_inputs(args, comm)
+    result = run(
+        points,
+        mode,
+        args.solver,
+        args.seed,
+        threshold=args.threshold,
+        max_iter=args.max_iter,
+        quantum_delay=args.quantum_delay,
+        sample_size=None if args.exact_silhouette else args.sample_size,
+        solver_options=options,
+        workdir=args.workdir,
+        workers=args.workers,
+        cluster_processes=args.cluster_processes,
+        comm=comm,
+    )
+    if points is not None:  # rank 0
+        _report(args, mode, result, points)
+
+
+def _score(args: argparse.Namespace) -> None:
+    """The ``score`` step; prints the round's and the best silhouette as JSON."""
+    if (args.previous is None) != (args.previous_labels is None):
+        raise InvalidParameterError("--previous and --previous-labels go together")
+    state = steps.score_file(
+        read_points(args.points),
+        args.clusters,
+        args.selection,
+        args.seed,
+        args.out,
+        args.labels_out,
+        previous=args.previous,
+        previous_labels=args.previous_labels,
+        sample_size=None if args.exact_silhouette else args.sample_size,
+    )
+    summary = {"silhouette": state.iterations[-1], "best": state.silhouette, "rounds": len(state.iterations)}
+    print(json.dumps(summary))
+
+
+def _step(args: argparse.Namespace) -> None:
+    """``generate`` or one workflow step."""
     if args.command == "generate":
         from .data import write_points
 
         write_points(make_reference_points(args.n_samples), args.out)
     elif args.command == "cluster":
-        from mpi4py import MPI
+        from .mpi import world
 
-        steps.cluster_file(read_points(args.points), args.seed, args.out, MPI.COMM_WORLD)
+        steps.cluster_file(read_points(args.points), args.seed, args.out, world())
     elif args.command == "aggregate":
         solver = get_solver(args.solver, **_solver_options(args))
         steps.aggregate_file(args.clusters, args.seed, args.out, solver, quantum_delay=args.quantum_delay)
     else:
-        if (args.previous is None) != (args.previous_labels is None):
-            raise InvalidParameterError("--previous and --previous-labels go together")
-        state = steps.score_file(
-            read_points(args.points),
-            args.clusters,
-            args.selection,
-            args.seed,
-            args.out,
-            args.labels_out,
-            previous=args.previous,
-            previous_labels=args.previous_labels,
-            sample_size=None if args.exact_silhouette else args.sample_size,
-        )
-        print(
-            json.dumps(
-                {
-                    "silhouette": state.iterations[-1],
-                    "best": state.silhouette,
-                    "rounds": len(state.iterations),
-                }
-            )
-        )
+        _score(args)
 
 
-def main(argv=None) -> int:
-    """Run the command line; return the exit status."""
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit status.
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        Arguments after ``python -m clustagg``; ``sys.argv[1:]`` by default.
+
+    Returns
+    -------
+    int
+        0 on success, 2 on bad input (with a one-line reason on stderr).
+    """
     args = _build_parser().parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s")
     try:

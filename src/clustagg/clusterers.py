@@ -35,16 +35,19 @@ triangulation, so the clusters are exactly those of full single linkage, in O(n 
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import scipy.sparse as sp
+from numpy.typing import ArrayLike, NDArray
 from scipy.spatial import Delaunay, QhullError, cKDTree
 from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.cluster import AgglomerativeClustering, KMeans
 from sklearn.neighbors import KDTree
 
-from backends.validation import check_choice, check_interval, check_positive_int, check_seed
+from backends.validation import check_choice, check_interval, check_positive_int
 
-from ._validation import check_points
+from ._validation import check_points, check_round_seed
 
 __all__ = ["ALGORITHMS", "GridDBSCAN", "delaunay_graph", "draw_parameters", "fit_labels", "make_clusterer"]
 
@@ -78,12 +81,12 @@ class GridDBSCAN(ClusterMixin, BaseEstimator):
     [0, 0, 0, -1]
     """
 
-    def __init__(self, eps: float = 0.5, *, min_samples: int = 5, chunk_size: int = 4096):
+    def __init__(self, eps: float = 0.5, *, min_samples: int = 5, chunk_size: int = 4096) -> None:
         self.eps = eps
         self.min_samples = min_samples
         self.chunk_size = chunk_size
 
-    def fit(self, X, y=None):
+    def fit(self, X: ArrayLike, y: object = None) -> GridDBSCAN:
         """Cluster ``X``.
 
         Parameters
@@ -123,7 +126,7 @@ class GridDBSCAN(ClusterMixin, BaseEstimator):
         return self
 
 
-def _connect_core_points(core: np.ndarray, eps: float) -> np.ndarray:
+def _connect_core_points(core: NDArray[np.float64], eps: float) -> NDArray[np.intp]:
     """Return the component id of every core point, linking points within ``eps``."""
     d = core.shape[1]
     side = eps / np.sqrt(d)
@@ -166,7 +169,7 @@ def _connect_core_points(core: np.ndarray, eps: float) -> np.ndarray:
     return roots[cell_of]
 
 
-def delaunay_graph(X: np.ndarray) -> sp.csr_array | None:
+def delaunay_graph(X: NDArray[np.float64]) -> sp.csr_array | None:
     """Delaunay edges of ``X``, a sparse graph containing its Euclidean minimum spanning tree.
 
     Points Qhull leaves out of the triangulation (duplicates) are linked to their
@@ -196,7 +199,7 @@ def delaunay_graph(X: np.ndarray) -> sp.csr_array | None:
     return ((graph + graph.T) > 0).astype(np.float64)
 
 
-def draw_parameters(seed: int) -> dict[str, dict]:
+def draw_parameters(seed: int) -> dict[str, dict[str, Any]]:
     """Parameters of the three clusterings for one round.
 
     Parameters
@@ -215,7 +218,7 @@ def draw_parameters(seed: int) -> dict[str, dict]:
     >>> sorted(draw_parameters(0))
     ['dbscan', 'hclust', 'kmeans']
     """
-    rng = np.random.default_rng(check_seed(seed, optional=False))
+    rng = np.random.default_rng(check_round_seed(seed))
     return {
         "kmeans": {"n_clusters": int(rng.integers(4, 11)), "random_state": int(rng.integers(2**31))},
         "dbscan": {"eps": float(rng.uniform(1.2, 4.5)), "min_samples": 10},
@@ -223,7 +226,7 @@ def draw_parameters(seed: int) -> dict[str, dict]:
     }
 
 
-def make_clusterer(algorithm: str, params: dict) -> BaseEstimator:
+def make_clusterer(algorithm: str, params: dict[str, Any]) -> BaseEstimator:
     """Return the estimator for ``algorithm`` (one of :data:`ALGORITHMS`) with ``params``."""
     check_choice(algorithm, "algorithm", ALGORITHMS)
     if algorithm == "kmeans":
@@ -233,7 +236,7 @@ def make_clusterer(algorithm: str, params: dict) -> BaseEstimator:
     return AgglomerativeClustering(linkage="single", **params)
 
 
-def fit_labels(algorithm: str, X: np.ndarray, params: dict) -> np.ndarray:
+def fit_labels(algorithm: str, X: NDArray[np.float64], params: dict[str, Any]) -> NDArray[np.int32]:
     """Labels ``0..k-1`` of one base clustering; DBSCAN noise becomes cluster ``k``.
 
     Parameters

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 from sklearn.datasets import make_blobs
 
 from backends.validation import check_positive_int
@@ -24,7 +25,7 @@ __all__ = ["REFERENCE_SAMPLES", "make_reference_points", "parse_points", "read_p
 REFERENCE_SAMPLES = 80_000
 
 
-def make_reference_points(n_samples: int = REFERENCE_SAMPLES) -> np.ndarray:
+def make_reference_points(n_samples: int = REFERENCE_SAMPLES) -> NDArray[np.float64]:
     """Generate the reference data: eight 2-D Gaussian blobs (``make_blobs`` seeded with 0x1337).
 
     Parameters
@@ -49,7 +50,7 @@ def make_reference_points(n_samples: int = REFERENCE_SAMPLES) -> np.ndarray:
     return points
 
 
-def parse_points(lines: Iterable[str], source: str = "<lines>") -> np.ndarray:
+def parse_points(lines: Iterable[str], source: str = "<lines>") -> NDArray[np.float64]:
     """Parse comma-separated points, one per line; a first line that is not numeric is a header.
 
     Parameters
@@ -92,7 +93,7 @@ def parse_points(lines: Iterable[str], source: str = "<lines>") -> np.ndarray:
     return check_points(rows)
 
 
-def read_points(path: str | os.PathLike) -> np.ndarray:
+def read_points(path: str | os.PathLike[str]) -> NDArray[np.float64]:
     """Read points from a CSV file (see :func:`parse_points`) or a ``.npy`` array.
 
     Raises
@@ -114,7 +115,7 @@ def read_points(path: str | os.PathLike) -> np.ndarray:
         raise DataFormatError(f"{path}: {error}") from None
 
 
-def write_points(points: np.ndarray, path: str | os.PathLike) -> None:
+def write_points(points: ArrayLike, path: str | os.PathLike[str]) -> None:
     """Write points as CSV with an ``x0,x1,...`` header (readable by :func:`read_points`)."""
     points = check_points(points)
     header = ",".join(f"x{i}" for i in range(points.shape[1]))

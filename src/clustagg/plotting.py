@@ -6,13 +6,25 @@ global state, so they work headless and in threads.
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping, Sequence
+
 import numpy as np
 from matplotlib.figure import Figure
+from numpy.typing import NDArray
+
+from .timeline import PhaseRecord
 
 __all__ = ["plot_clustering", "plot_timelines"]
 
 
-def plot_clustering(X: np.ndarray, labels: np.ndarray, path, *, title: str | None = None) -> None:
+def plot_clustering(
+    X: NDArray[np.floating],
+    labels: NDArray[np.integer],
+    path: str | os.PathLike[str],
+    *,
+    title: str | None = None,
+) -> None:
     """Scatter the first two coordinates of ``X`` coloured by ``labels`` and save to ``path``.
 
     Parameters
@@ -32,7 +44,12 @@ def plot_clustering(X: np.ndarray, labels: np.ndarray, path, *, title: str | Non
     fig.savefig(path, dpi=120, bbox_inches="tight")
 
 
-def plot_timelines(timelines: dict, path, *, title: str | None = None) -> None:
+def plot_timelines(
+    timelines: Mapping[str, tuple[float, Sequence[Sequence[PhaseRecord]]]],
+    path: str | os.PathLike[str],
+    *,
+    title: str | None = None,
+) -> None:
     """Step plot of classical nodes in use over time, one panel per entry.
 
     Parameters

@@ -12,18 +12,33 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from typing import Any, Protocol
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
-from backends.validation import check_positive_int, check_seed
+from backends.validation import check_positive_int
 from bbqmis.mis.classical import check_beta_range, maximum_independent_set, simulated_annealing
 from bbqmis.mis.problem import MISProblem
 
+from ._validation import check_round_seed
 from .errors import InvalidParameterError
 
-__all__ = ["AnnealingSolver", "ExactSolver", "QAOASolver", "SOLVERS", "get_solver", "solve"]
+__all__ = ["AnnealingSolver", "ExactSolver", "MWISSolver", "QAOASolver", "SOLVERS", "get_solver", "solve"]
 
 logger = logging.getLogger(__name__)
+
+
+class MWISSolver(Protocol):
+    """What :func:`solve` calls: ``solver(problem, seed=seed) -> bits``.
+
+    ``bits`` is array-like of 0/1, of shape (n,) or (k, n) with ``n = problem.num_nodes``.
+    A solver may also count its fallbacks in an integer attribute ``fallbacks``.
+    """
+
+    def __call__(self, problem: MISProblem, /, *, seed: int) -> ArrayLike:
+        """Candidate selections for ``problem``, seeded by ``seed``."""
+        ...
 
 
 class AnnealingSolver:
@@ -38,19 +53,21 @@ class AnnealingSolver:
         few per cent of reads at ``lambda = n``; this one in every read.
     """
 
-    def __init__(self, *, num_reads: int = 50, num_sweeps: int = 1000, beta_range=(0.1, 100.0)):
+    def __init__(
+        self, *, num_reads: int = 50, num_sweeps: int = 1000, beta_range: tuple[float, float] = (0.1, 100.0)
+    ) -> None:
         self.num_reads = check_positive_int(num_reads, "num_reads")
         self.num_sweeps = check_positive_int(num_sweeps, "num_sweeps")
         self.beta_range = check_beta_range(beta_range)
 
-    def __call__(self, problem: MISProblem, *, seed: int = 0) -> np.ndarray:
+    def __call__(self, problem: MISProblem, *, seed: int = 0) -> NDArray[np.uint8]:
         """Annealed samples, shape (num_reads, n)."""
         return simulated_annealing(
             problem,
             num_reads=self.num_reads,
             num_sweeps=self.num_sweeps,
             beta_range=self.beta_range,
-            seed=check_seed(seed, optional=False),
+            seed=check_round_seed(seed),
         )
 
 
@@ -62,7 +79,7 @@ class ExactSolver:
     time: meant for conflict graphs of up to a few dozen candidates.
     """
 
-    def __call__(self, problem: MISProblem, *, seed: int = 0) -> np.ndarray:
+    def __call__(self, problem: MISProblem, *, seed: int = 0) -> NDArray[np.uint8]:
         """Return the optimum, shape (n,)."""
         graph = problem.graph
         weights = "weight" if all("weight" in graph.nodes[v] for v in graph) else problem.weights
@@ -95,7 +112,9 @@ class QAOASolver:
         problems and fallbacks.
     """
 
-    def __init__(self, backend: str = "aer", *, shots: int = 1024, max_qubits: int | None = None, **options):
+    def __init__(
+        self, backend: str = "aer", *, shots: int = 1024, max_qubits: int | None = None, **options: Any
+    ) -> None:
         from bbqmis.solver import QuantumMISSolver  # qiskit is imported only by processes that run circuits
 
         self.solver = QuantumMISSolver(backend, shots=shots, max_qubits=max_qubits, **options)
@@ -105,9 +124,9 @@ class QAOASolver:
         """Problems solved by the annealing fallback so far."""
         return int(self.solver.stats["fallbacks"])
 
-    def __call__(self, problem: MISProblem, *, seed: int = 0) -> np.ndarray:
+    def __call__(self, problem: MISProblem, *, seed: int = 0) -> NDArray[np.uint8]:
         """Distinct sampled bitstrings, shape (k, n), most frequent first."""
-        samples = self.solver.sample(problem, seed=check_seed(seed, optional=False))
+        samples = self.solver.sample(problem, seed=check_round_seed(seed))
         if samples.stats["fallbacks"]:
             logger.warning(
                 "conflict graph of %d candidates does not fit %d qubits, even cut: "
@@ -119,14 +138,14 @@ class QAOASolver:
 
 
 #: Solvers by name; each value builds a solver from keyword options.
-SOLVERS: dict[str, Callable[..., Callable]] = {
+SOLVERS: dict[str, Callable[..., MWISSolver]] = {
     "anneal": AnnealingSolver,
     "exact": ExactSolver,
     "qaoa": QAOASolver,
 }
 
 
-def get_solver(solver, **options) -> Callable:
+def get_solver(solver: str | MWISSolver, **options: Any) -> MWISSolver:
     """Return a solver from a name in :data:`SOLVERS` (built with ``options``) or a callable (as is).
 
     Raises
@@ -145,7 +164,7 @@ def get_solver(solver, **options) -> Callable:
     return SOLVERS[solver](**options)
 
 
-def solve(problem: MISProblem, solver, *, seed: int = 0) -> np.ndarray:
+def solve(problem: MISProblem, solver: MWISSolver, *, seed: int = 0) -> NDArray[np.uint8]:
     """Best maximal independent set among the solver's candidates.
 
     Parameters

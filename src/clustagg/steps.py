@@ -7,7 +7,7 @@ A round with seed ``s`` (run seed + round index) is
 2. *aggregate*: conflict graph, MWIS QUBO, solver, optionally an emulated quantum delay
    (:func:`aggregate`);
 3. *score*: labels of the chosen clusters and their silhouette (:func:`score_round`), and
-   the loop state (history and best so far, :class:`LoopState`).
+   the loop state (history and best so far, :class:`~clustagg.loop.LoopState`).
 
 The ``*_file`` functions run a step from files and write its output atomically (a
 temporary file in the same directory, then :func:`os.replace`): a killed step leaves
@@ -33,17 +33,26 @@ import json
 import os
 import tempfile
 import time
-from dataclasses import asdict, dataclass, field
+import zipfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import NDArray
 
-from backends.validation import check_nonnegative, check_seed
+from backends.validation import check_nonnegative
 
 from . import aggregate as agg
+from ._validation import check_round_seed
 from .clusterers import ALGORITHMS, draw_parameters, fit_labels
 from .errors import StepInputError
-from .solvers import solve
+from .loop import LoopState
+from .mpi import idle_barrier
+from .solvers import MWISSolver, solve
+
+if TYPE_CHECKING:
+    from mpi4py import MPI
 
 __all__ = [
     "LoopState",
@@ -55,6 +64,7 @@ __all__ = [
     "idle_barrier",
     "load_clusters",
     "load_json",
+    "load_labels",
     "save_clusters",
     "save_json",
     "score_file",
@@ -62,7 +72,7 @@ __all__ = [
 ]
 
 
-def cluster(X: np.ndarray, seed: int, comm=None) -> agg.Candidates | None:
+def cluster(X: NDArray[np.float64], seed: int, comm: MPI.Intracomm | None = None) -> agg.Candidates | None:
     """Run the three base clusterings of one round.
 
     Parameters
@@ -77,32 +87,24 @@ def cluster(X: np.ndarray, seed: int, comm=None) -> agg.Candidates | None:
 
     Returns
     -------
-    Candidates on rank 0 (or without ``comm``), None on the other ranks.
+    Candidates or None
+        Candidates on rank 0 (or without ``comm``), None on the other ranks.
     """
     params = draw_parameters(seed)
     rank, size = (0, 1) if comm is None else (comm.rank, comm.size)
     mine = {name: fit_labels(name, X, params[name]) for name in ALGORITHMS[rank::size]}
-    if size > 1:
+    if comm is not None and size > 1:
         idle_barrier(comm)
         parts = comm.gather(mine, root=0)
-        if rank != 0:
+        if rank != 0 or parts is None:
             return None
         mine = {name: labels for part in parts for name, labels in part.items()}
     return agg.Candidates(np.stack([mine[name] for name in ALGORITHMS]), ALGORITHMS)
 
 
-def idle_barrier(comm, interval: float = 0.005) -> None:
-    """Barrier at which waiting ranks sleep instead of spinning.
-
-    MPICH busy-polls in blocking calls, so a rank waiting for others would steal a core
-    from them whenever ranks share cores (three ranks on two cores, say).
-    """
-    request = comm.Ibarrier()
-    while not request.Test():
-        time.sleep(interval)
-
-
-def aggregate(candidates: agg.Candidates, solver, seed: int, *, quantum_delay: float = 0.0) -> dict:
+def aggregate(
+    candidates: agg.Candidates, solver: MWISSolver, seed: int, *, quantum_delay: float = 0.0
+) -> dict[str, Any]:
     """Solve the round's MWIS problem (the quantum step).
 
     Parameters
@@ -138,75 +140,43 @@ def aggregate(candidates: agg.Candidates, solver, seed: int, *, quantum_delay: f
 
 
 def score_round(
-    X: np.ndarray, candidates: agg.Candidates, selection: dict, *, sample_size: int | None = 20000
-) -> tuple[np.ndarray, float]:
+    X: NDArray[np.float64],
+    candidates: agg.Candidates,
+    selection: dict[str, Any],
+    *,
+    sample_size: int | None = 20000,
+) -> tuple[NDArray[np.int32], float]:
     """Labels of the chosen clusters (uncovered points to the nearest centroid) and their silhouette.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    candidates : Candidates
+    selection : dict
+        Output of :func:`aggregate`; its ``chosen`` and ``seed`` are used.
+    sample_size : int or None, default=20000
+        See :func:`clustagg.aggregate.score`.
 
     Returns
     -------
-    labels : ndarray of shape (n_samples,)
+    labels : ndarray of shape (n_samples,), dtype int32
     silhouette : float
     """
     labels = agg.assign_labels(X, candidates, selection["chosen"])
     return labels, agg.score(X, labels, sample_size=sample_size, seed=selection["seed"])
 
 
-@dataclass
-class LoopState:
-    """History of the loop and its best round so far.
-
-    Attributes
-    ----------
-    iterations : list of float
-        Silhouette of every round, in order.
-    parameters : list of dict
-        Base-clustering parameters of every round.
-    fallbacks : int
-        Solver fallbacks (QAOA -> annealing) over all rounds.
-    best_iteration : int
-        Round of the best silhouette (first one on ties); -1 before any round.
-    silhouette : float
-        Best silhouette so far.
-    chosen_clusters : list of dict
-        The best round's chosen clusters: ``algorithm``, ``cluster``, ``size``.
-    """
-
-    iterations: list = field(default_factory=list)
-    parameters: list = field(default_factory=list)
-    fallbacks: int = 0
-    best_iteration: int = -1
-    silhouette: float = float("-inf")
-    chosen_clusters: list = field(default_factory=list)
-
-    def update(self, silhouette: float, selection: dict, parameters: dict) -> bool:
-        """Record a round; return whether it is the new best."""
-        self.iterations.append(float(silhouette))
-        self.parameters.append(parameters)
-        self.fallbacks += int(selection["fallbacks"])
-        improved = silhouette > self.silhouette
-        if improved:
-            self.best_iteration = len(self.iterations) - 1
-            self.silhouette = float(silhouette)
-            self.chosen_clusters = selection["chosen_clusters"]
-        return improved
-
-    def done(self, threshold: float, max_iter: int) -> bool:
-        """Whether the loop stops: the last round scored above ``threshold`` or ``max_iter`` rounds ran."""
-        return bool(self.iterations) and (self.iterations[-1] > threshold or len(self.iterations) >= max_iter)
-
-    def to_json(self) -> dict:
-        """Plain-dict form with the attribute names as keys."""
-        return asdict(self)
-
-    @classmethod
-    def from_json(cls, data: dict) -> LoopState:
-        """Inverse of :meth:`to_json` (extra keys are ignored)."""
-        return cls(**{name: data[name] for name in cls.__dataclass_fields__})
-
-
 # -- files ------------------------------------------------------------------------------
-def atomic_write(path: Path, write) -> None:
-    """Call ``write(handle)`` on a temporary file next to ``path``, then rename it to ``path``."""
+def atomic_write(path: str | os.PathLike[str], write: Callable[[IO[bytes]], object]) -> None:
+    """Call ``write(handle)`` on a temporary file next to ``path``, then rename it to ``path``.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The output; its directory is created if missing.
+    write : callable
+        Writes the content to the binary file handle it is given.
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
@@ -221,12 +191,12 @@ def atomic_write(path: Path, write) -> None:
         raise
 
 
-def save_json(path: Path, data: dict) -> None:
+def save_json(path: str | os.PathLike[str], data: dict[str, Any]) -> None:
     """Write ``data`` as JSON, atomically."""
     atomic_write(path, lambda handle: handle.write(json.dumps(data, indent=1).encode()))
 
 
-def load_json(path: Path, *, seed: int | None = None) -> dict:
+def load_json(path: str | os.PathLike[str], *, seed: int | None = None) -> dict[str, Any]:
     """Read a step's JSON output; check its ``seed`` when given.
 
     Raises
@@ -236,14 +206,14 @@ def load_json(path: Path, *, seed: int | None = None) -> dict:
     """
     try:
         data = json.loads(Path(path).read_text())
-    except (OSError, json.JSONDecodeError) as error:
+    except (OSError, ValueError) as error:  # ValueError: truncated JSON or text
         raise StepInputError(f"{path}: missing or unreadable step output ({error})") from None
     if not isinstance(data, dict) or (seed is not None and data.get("seed") != seed):
         raise StepInputError(f"{path}: not the output of the step with seed {seed}")
     return data
 
 
-def save_clusters(path: Path, candidates: agg.Candidates, meta: dict) -> None:
+def save_clusters(path: str | os.PathLike[str], candidates: agg.Candidates, meta: dict[str, Any]) -> None:
     """Write a round's base clusterings (``clusters.npz``), atomically."""
     atomic_write(
         path,
@@ -256,7 +226,9 @@ def save_clusters(path: Path, candidates: agg.Candidates, meta: dict) -> None:
     )
 
 
-def load_clusters(path: Path, *, seed: int | None = None, n_samples: int | None = None):
+def load_clusters(
+    path: str | os.PathLike[str], *, seed: int | None = None, n_samples: int | None = None
+) -> tuple[agg.Candidates, dict[str, Any]]:
     """Read ``clusters.npz``.
 
     Returns
@@ -273,20 +245,26 @@ def load_clusters(path: Path, *, seed: int | None = None, n_samples: int | None 
         with np.load(path, allow_pickle=False) as data:
             candidates = agg.Candidates(data["labelings"], tuple(data["algorithms"].tolist()))
             meta = json.loads(str(data["meta"]))
-    except (OSError, ValueError, KeyError) as error:
+        found_seed, found_samples = meta["seed"], meta["n_samples"]
+    except (OSError, EOFError, ValueError, KeyError, TypeError, zipfile.BadZipFile) as error:
         raise StepInputError(f"{path}: missing or unreadable clusters file ({error})") from None
-    if (seed is not None and meta["seed"] != seed) or (
-        n_samples is not None and meta["n_samples"] != n_samples
-    ):
+    wrong = []
+    if seed is not None and found_seed != seed:
+        wrong.append(f"seed {seed}")
+    if n_samples is not None and found_samples != n_samples:
+        wrong.append(f"{n_samples} points")
+    if wrong:
         raise StepInputError(
-            f"{path}: clusters of seed {meta['seed']}, {meta['n_samples']} points; expected {seed}"
+            f"{path}: clusters of seed {found_seed}, {found_samples} points; expected {' and '.join(wrong)}"
         )
     return candidates, meta
 
 
-def cluster_file(X: np.ndarray, seed: int, out: Path, comm=None) -> None:
-    """:func:`cluster`, written to ``out`` by rank 0."""
-    seed = check_seed(seed, optional=False)
+def cluster_file(
+    X: NDArray[np.float64], seed: int, out: str | os.PathLike[str], comm: MPI.Intracomm | None = None
+) -> None:
+    """:func:`cluster`, written to ``out`` (``clusters.npz``) by rank 0."""
+    seed = check_round_seed(seed)
     start = time.perf_counter()
     candidates = cluster(X, seed, comm)
     if candidates is not None:
@@ -299,44 +277,92 @@ def cluster_file(X: np.ndarray, seed: int, out: Path, comm=None) -> None:
         save_clusters(out, candidates, meta)
 
 
-def aggregate_file(clusters: Path, seed: int, out: Path, solver, *, quantum_delay: float = 0.0) -> dict:
-    """:func:`aggregate` on ``clusters``, written to ``out``."""
-    candidates, _ = load_clusters(clusters, seed=check_seed(seed, optional=False))
+def aggregate_file(
+    clusters: str | os.PathLike[str],
+    seed: int,
+    out: str | os.PathLike[str],
+    solver: MWISSolver,
+    *,
+    quantum_delay: float = 0.0,
+) -> dict[str, Any]:
+    """:func:`aggregate` on ``clusters``, written to ``out`` (``selection.json``)."""
+    candidates, _ = load_clusters(clusters, seed=check_round_seed(seed))
     selection = aggregate(candidates, solver, seed, quantum_delay=quantum_delay)
     save_json(out, selection)
     return selection
 
 
+def load_labels(path: str | os.PathLike[str]) -> NDArray[np.integer[Any]]:
+    """Read labels saved by :func:`score_file` (``.npy``, shape (n_samples,)).
+
+    Raises
+    ------
+    StepInputError
+        If the file is missing or truncated.
+    """
+    try:
+        return np.load(path, allow_pickle=False)
+    except (OSError, EOFError, ValueError) as error:
+        raise StepInputError(f"{path}: missing or unreadable labels ({error})") from None
+
+
+def _previous_state(
+    previous: str | os.PathLike[str] | None, previous_labels: str | os.PathLike[str] | None
+) -> tuple[LoopState, NDArray[np.integer[Any]] | None]:
+    """Loop state and best labels after the previous round; fresh ones for the first round."""
+    if previous is None:
+        return LoopState(), None
+    if previous_labels is None:
+        raise StepInputError(f"{previous}: the previous round's labels are needed with it")
+    return LoopState.from_json(load_json(previous)), load_labels(previous_labels)
+
+
 def score_file(
-    X: np.ndarray,
-    clusters: Path,
-    selection: Path,
+    X: NDArray[np.float64],
+    clusters: str | os.PathLike[str],
+    selection: str | os.PathLike[str],
     seed: int,
-    out: Path,
-    labels_out: Path,
+    out: str | os.PathLike[str],
+    labels_out: str | os.PathLike[str],
     *,
-    previous: Path | None = None,
-    previous_labels: Path | None = None,
+    previous: str | os.PathLike[str] | None = None,
+    previous_labels: str | os.PathLike[str] | None = None,
     sample_size: int | None = 20000,
 ) -> LoopState:
     """:func:`score_round` on files; updates the loop state of ``previous`` (if any).
 
     Writes ``labels_out`` (the best labels so far) before ``out``, so a complete ``out``
     always has its labels on disk.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    clusters, selection : path
+        The round's ``clusters.npz`` and ``selection.json``.
+    seed : int
+        The round's seed; both inputs must carry it.
+    out, labels_out : path
+        ``score.json`` and the best labels so far (``.npy``, shape (n_samples,)).
+    previous, previous_labels : path, optional
+        The previous round's ``score.json`` and labels; none for the first round.
+    sample_size : int or None, default=20000
+
+    Returns
+    -------
+    LoopState
+        After this round.
+
+    Raises
+    ------
+    StepInputError
+        If an input is missing, truncated or of another seed or size.
     """
-    seed = check_seed(seed, optional=False)
+    seed = check_round_seed(seed)
     candidates, meta = load_clusters(clusters, seed=seed, n_samples=len(X))
     chosen = load_json(selection, seed=seed)
-    state = LoopState()
-    best = None
-    if previous is not None:
-        state = LoopState.from_json(load_json(previous))
-        try:
-            best = np.load(previous_labels, allow_pickle=False)
-        except (OSError, ValueError, TypeError) as error:
-            raise StepInputError(f"{previous_labels}: missing or unreadable labels ({error})") from None
+    state, best = _previous_state(previous, previous_labels)
     labels, silhouette = score_round(X, candidates, chosen, sample_size=sample_size)
-    if state.update(silhouette, chosen, meta["parameters"]):
+    if state.update(silhouette, chosen, meta["parameters"]) or best is None:
         best = labels
     atomic_write(labels_out, lambda handle: np.save(handle, best))
     save_json(out, {"seed": seed, "round_silhouette": silhouette, **state.to_json()})

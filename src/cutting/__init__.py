@@ -2,9 +2,12 @@
 
 One module per pipeline step, each taking the previous step's result:
 :mod:`~cutting.graphs` and :mod:`~cutting.separators` (where to cut),
-:mod:`~cutting.plan` (``cut_qaoa -> CutPlan``), :mod:`~cutting.execute`
-(``run_subexperiments -> CutResults``), :mod:`~cutting.reconstruct` (energies) and
-:mod:`~cutting.sample` (bitstrings). The circuit work is done by qiskit-addon-cutting.
+:mod:`~cutting.layout` (which fragment every qubit and gate goes to),
+:mod:`~cutting.circuits` (the cut circuit and its subexperiments),
+:mod:`~cutting.plan` (``cut_qaoa -> CutPlan``, the two steps before together),
+:mod:`~cutting.execute` (``run_subexperiments -> CutResults``),
+:mod:`~cutting.reconstruct` (energies) and :mod:`~cutting.sample` (bitstrings).
+The circuit work is done by qiskit-addon-cutting.
 Bitstrings use qiskit's order: qubit 0 is the rightmost character.
 """
 

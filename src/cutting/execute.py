@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import NamedTuple
+from collections.abc import Sequence
+from typing import NamedTuple, TypeAlias
 
 import numpy as np
+from numpy.typing import NDArray
 from qiskit.circuit import QuantumCircuit
 
 from backends import QuantumBackend, shared_backend
@@ -14,7 +16,18 @@ from bbqmis.mis.qaoa import QAOAAngles
 
 from .plan import CutPlan
 
-__all__ = ["FragmentShots", "CutResults", "collect", "run_subexperiments", "resolve_backend"]
+__all__ = [
+    "AnglesLike",
+    "FragmentShots",
+    "CutResults",
+    "collect",
+    "register_values",
+    "run_subexperiments",
+    "resolve_backend",
+]
+
+#: QAOA angles: trained :class:`~bbqmis.mis.qaoa.QAOAAngles` or a ``(gamma, beta)`` pair (radians).
+AnglesLike: TypeAlias = QAOAAngles | tuple[float, float]
 
 
 class FragmentShots(NamedTuple):
@@ -34,11 +47,11 @@ class FragmentShots(NamedTuple):
         Shots (total count) per subexperiment.
     """
 
-    experiment: np.ndarray
-    outcome: np.ndarray
-    sign: np.ndarray
-    weight: np.ndarray
-    totals: np.ndarray
+    experiment: NDArray[np.int64]
+    outcome: NDArray[np.int64]
+    sign: NDArray[np.float64]
+    weight: NDArray[np.float64]
+    totals: NDArray[np.float64]
 
 
 class CutResults(NamedTuple):
@@ -62,29 +75,56 @@ def resolve_backend(backend: str | QuantumBackend) -> QuantumBackend:
     return shared_backend(backend) if isinstance(backend, str) else backend
 
 
-def register_values(circuit: QuantumCircuit, keys: list[str]) -> tuple[np.ndarray, np.ndarray]:
+def register_values(
+    circuit: QuantumCircuit, keys: Sequence[str]
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     """Integer values of the ``observable_measurements`` and ``qpd_measurements`` registers.
 
     Parameters
     ----------
     circuit : QuantumCircuit
         A subexperiment.
-    keys : list of str
+    keys : sequence of str
         Bitstrings over all its classical bits, qiskit order, no spaces.
 
     Returns
     -------
     observable, qpd : ndarrays of shape (len(keys),) of int
-        Register ``r``'s bit ``j`` is bit ``j`` of the integer.
+        Register ``r``'s bit ``j`` is bit ``j`` of the integer; a register the circuit
+        lacks reads as 0.
+
+    Examples
+    --------
+    >>> from qiskit.circuit import ClassicalRegister, QuantumRegister
+    >>> circuit = QuantumCircuit(
+    ...     QuantumRegister(1), ClassicalRegister(1, "qpd_measurements"),
+    ...     ClassicalRegister(2, "observable_measurements"),
+    ... )
+    >>> observable, qpd = register_values(circuit, ["101", "010"])
+    >>> observable.tolist(), qpd.tolist()
+    ([2, 1], [1, 0])
     """
     width = circuit.num_clbits
     chars = np.frombuffer("".join(keys).encode("ascii"), dtype=np.uint8).reshape(len(keys), width) - ord("0")
     values = []
     for name in ("observable_measurements", "qpd_measurements"):
-        register = next((r for r in circuit.cregs if r.name == name), [])
+        register = next((r for r in circuit.cregs if r.name == name), ())
         columns = [width - 1 - circuit.find_bit(bit).index for bit in register]
         values.append(chars[:, columns].astype(np.int64) @ (1 << np.arange(len(columns), dtype=np.int64)))
     return values[0], values[1]
+
+
+def _fragment_shots(circuits: Sequence[QuantumCircuit], tables: Sequence[dict[str, float]]) -> FragmentShots:
+    """One fragment's counts tables (one per subexperiment) as :class:`FragmentShots`."""
+    parts = []
+    for i, (circuit, table) in enumerate(zip(circuits, tables, strict=True)):
+        keys = list(table)
+        outcome, qpd = register_values(circuit, keys)
+        number = np.fromiter(table.values(), dtype=float, count=len(keys))
+        parts.append((np.full(len(keys), i), outcome, 1.0 - 2.0 * (np.bitwise_count(qpd) & 1), number))
+    experiment, outcome, sign, number = (np.concatenate(column) for column in zip(*parts, strict=True))
+    totals = np.bincount(experiment, weights=number, minlength=len(circuits)).astype(np.float64, copy=False)
+    return FragmentShots(experiment, outcome, sign, number / totals[experiment], totals)
 
 
 def collect(plan: CutPlan, counts: dict[int, list[dict[str, float]]]) -> CutResults:
@@ -102,28 +142,27 @@ def collect(plan: CutPlan, counts: dict[int, list[dict[str, float]]]) -> CutResu
     -------
     CutResults
     """
-    fragments = {}
-    for label, circuits in plan.subexperiments.items():
-        parts = []
-        for i, (circuit, table) in enumerate(zip(circuits, counts[label], strict=True)):
-            keys = list(table)
-            outcome, qpd = register_values(circuit, keys)
-            number = np.fromiter(table.values(), dtype=float, count=len(keys))
-            parts.append((np.full(len(keys), i), outcome, 1.0 - 2.0 * (np.bitwise_count(qpd) & 1), number))
-        experiment, outcome, sign, number = (np.concatenate(column) for column in zip(*parts, strict=True))
-        totals = np.bincount(experiment, weights=number, minlength=len(circuits))
-        fragments[label] = FragmentShots(experiment, outcome, sign, number / totals[experiment], totals)
+    fragments = {
+        label: _fragment_shots(circuits, counts[label]) for label, circuits in plan.subexperiments.items()
+    }
     return CutResults(counts, fragments)
 
 
-def _angles(angles) -> tuple[float, float]:
+def _angles(angles: AnglesLike) -> tuple[float, float]:
+    """``(gamma, beta)`` as floats."""
     if isinstance(angles, QAOAAngles):
         return angles.gamma, angles.beta
     gamma, beta = angles
     return float(gamma), float(beta)
 
 
-def run_subexperiments(plan: CutPlan, angles, backend, shots: int, seed=None) -> CutResults:
+def run_subexperiments(
+    plan: CutPlan,
+    angles: AnglesLike,
+    backend: str | QuantumBackend,
+    shots: int,
+    seed: int | None = None,
+) -> CutResults:
     """Bind the angles, run every subexperiment once on ``backend`` and collect the counts.
 
     Parameters
@@ -152,10 +191,11 @@ def run_subexperiments(plan: CutPlan, angles, backend, shots: int, seed=None) ->
         c.assign_parameters(binding, strict=False) for label in labels for c in plan.subexperiments[label]
     ]
     flat = resolve_backend(backend).run(circuits, shots=shots, seed=seed)
-    counts, start = {}, 0
+    counts: dict[int, list[dict[str, float]]] = {}
+    start = 0
     for label in labels:
         twins = plan.twins[label]
-        pooled = [Counter() for _ in twins]
+        pooled: list[Counter[str]] = [Counter() for _ in twins]
         for i, table in zip(twins, flat[start : start + twins.size], strict=True):
             pooled[i].update(table)
         counts[label] = [dict(pooled[i]) for i in twins]

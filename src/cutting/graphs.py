@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import networkx as nx
 import numpy as np
+from numpy.typing import NDArray
 
 from backends.validation import (
+    SeedLike,
     check_nonnegative_int,
     check_positive_int,
     check_probability,
@@ -21,7 +23,7 @@ def kd_clustered_graph(
     separator_size: int,
     p_intra: float,
     p_inter: float,
-    seed=None,
+    seed: SeedLike = None,
 ) -> nx.Graph:
     """Random chain of connected clusters joined by separator vertices.
 
@@ -78,27 +80,48 @@ def kd_clustered_graph(
     rng = check_random_state(seed)
 
     graph = nx.Graph()
-    clusters = []
-    for j in range(num_clusters):
-        if j:
-            start = graph.number_of_nodes()
-            seps = range(start, start + separator_size)
-            graph.add_nodes_from(seps, role="separator", block=j - 1)
+    previous = _add_cluster(graph, 0, cluster_size, p_intra, rng)
+    for j in range(1, num_clusters):
         start = graph.number_of_nodes()
-        members = np.arange(start, start + cluster_size)
-        graph.add_nodes_from(members.tolist(), role="cluster", block=j)
-        order = rng.permutation(members)
-        graph.add_edges_from((int(order[i]), int(order[rng.integers(i)])) for i in range(1, cluster_size))
-        upper = np.triu(rng.random((cluster_size, cluster_size)) < p_intra, k=1)
-        graph.add_edges_from(
-            (int(members[a]), int(members[b])) for a, b in zip(*np.nonzero(upper), strict=True)
-        )
-        if j:
-            for s in seps:
-                for side in (clusters[-1], members):
-                    chosen = side[rng.random(side.size) < p_inter]
-                    if not chosen.size:
-                        chosen = side[[rng.integers(side.size)]]
-                    graph.add_edges_from((s, int(v)) for v in chosen)
-        clusters.append(members)
+        separator = range(start, start + separator_size)
+        graph.add_nodes_from(separator, role="separator", block=j - 1)
+        members = _add_cluster(graph, j, cluster_size, p_intra, rng)
+        _join_separator(graph, separator, (previous, members), p_inter, rng)
+        previous = members
     return graph
+
+
+def _add_cluster(
+    graph: nx.Graph, block: int, size: int, p_intra: float, rng: np.random.Generator
+) -> NDArray[np.int64]:
+    """Append a connected cluster: a random recursive tree plus every other pair with probability ``p_intra``.
+
+    Returns the new nodes, ``graph.number_of_nodes() .. + size - 1`` before the call.
+    """
+    start = graph.number_of_nodes()
+    members = np.arange(start, start + size, dtype=np.int64)
+    graph.add_nodes_from(members.tolist(), role="cluster", block=block)
+    order = rng.permutation(members)
+    graph.add_edges_from((int(order[i]), int(order[rng.integers(i)])) for i in range(1, size))
+    upper = np.triu(rng.random((size, size)) < p_intra, k=1)
+    graph.add_edges_from((int(members[a]), int(members[b])) for a, b in zip(*np.nonzero(upper), strict=True))
+    return members
+
+
+def _join_separator(
+    graph: nx.Graph,
+    separator: range,
+    sides: tuple[NDArray[np.int64], NDArray[np.int64]],
+    p_inter: float,
+    rng: np.random.Generator,
+) -> None:
+    """Join each separator vertex to every vertex of both sides with probability ``p_inter``.
+
+    A side that no coin flip joined gets one uniformly drawn vertex.
+    """
+    for s in separator:
+        for side in sides:
+            chosen = side[rng.random(side.size) < p_inter]
+            if not chosen.size:
+                chosen = side[[rng.integers(side.size)]]
+            graph.add_edges_from((s, int(v)) for v in chosen)

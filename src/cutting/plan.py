@@ -1,36 +1,28 @@
-"""Wire-cut plans for the p = 1 QAOA circuit of an MIS problem.
+"""Wire-cut plans for the p = 1 QAOA circuit of an MIS problem: ``cut_qaoa -> CutPlan``.
 
-A separator ``S`` splits the graph into components. In the p = 1 circuit every ``RZZ``
-gate commutes with every other, so the gates can be grouped by fragment: the gates
-inside component ``c`` and those between ``c`` and a separator vertex form fragment ``c``.
-A separator qubit adjacent to ``m`` fragments visits them in order and is cut ``m - 1``
-times, once between consecutive visits; each visit is a wire segment of that fragment.
-The widths therefore count the component's qubits plus one qubit per visiting segment.
+:func:`cut_qaoa` chains two steps. :mod:`~cutting.layout` plans the cuts: it chooses a
+vertex separator (or takes the caller's), assigns every qubit, wire segment and ``RZZ``
+gate to a fragment, and packs cut-free fragments into partitions with room.
+:mod:`~cutting.circuits` then builds the cut circuit and its subexperiments with
+qiskit-addon-cutting. A :class:`CutPlan` holds both results.
 """
 
 from __future__ import annotations
 
+from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field
-from itertools import groupby
 
 import numpy as np
+from numpy.typing import NDArray
 from qiskit.circuit import Parameter, QuantumCircuit
-from qiskit.quantum_info import PauliList
-from qiskit_addon_cutting import (
-    cut_wires,
-    expand_observables,
-    generate_cutting_experiments,
-    partition_problem,
-)
-from qiskit_addon_cutting.instructions import CutWire
+from qiskit_addon_cutting.qpd import WeightType
 
-from backends.errors import InvalidParameterError
 from backends.validation import check_nonnegative, check_positive_int
-from bbqmis.mis import qaoa
 from bbqmis.mis.problem import MISProblem
 
-from .errors import CuttingError, FragmentTooWideError, NoSeparatorError, OverheadTooLargeError
-from .separators import Separation, _components, find_separators
+from .circuits import CutExperiments, cut_experiments
+from .errors import OverheadTooLargeError
+from .layout import FragmentLayout, fewest_cut_layout, pack_fragments, separator_layout
 
 __all__ = ["Fragment", "CutPlan", "cut_qaoa"]
 
@@ -100,9 +92,9 @@ class CutPlan:
     cut_circuit: QuantumCircuit = field(repr=False)
     partition_labels: tuple[int, ...] = field(repr=False)
     parameters: tuple[Parameter, Parameter] = field(repr=False)
-    coefficients: list = field(repr=False)
+    coefficients: list[tuple[float, WeightType]] = field(repr=False)
     subexperiments: dict[int, list[QuantumCircuit]] = field(repr=False)
-    twins: dict[int, np.ndarray] = field(repr=False)
+    twins: dict[int, NDArray[np.int64]] = field(repr=False)
 
     @property
     def num_qubits(self) -> int:
@@ -120,7 +112,7 @@ class CutPlan:
         return sum(map(len, self.subexperiments.values()))
 
     @property
-    def weights(self) -> np.ndarray:
+    def weights(self) -> NDArray[np.float64]:
         """Coefficients ``a_i`` as an ndarray of shape (8**K,)."""
         return np.array([c for c, _ in self.coefficients], dtype=float)
 
@@ -139,7 +131,7 @@ class CutPlan:
         """Original qubit -> (fragment label, bit in that fragment's measurement register)."""
         return {q: (f.label, b) for f in self.fragments for b, q in enumerate(f.qubits)}
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, object]:
         """Plain-dict summary (no circuits): the numbers of :meth:`summary`."""
         return {
             "num_qubits": self.num_qubits,
@@ -171,157 +163,37 @@ class CutPlan:
         return self.summary()
 
 
-@dataclass
-class _Layout:
-    """Where the gates of a separation go, before any circuit is built."""
-
-    components: list[list[int]]  # qubits per fragment id (separator-only fragments are empty)
-    segments: dict[int, list[int]]  # separator qubit -> fragment ids it visits, increasing
-    edge_fragment: dict[frozenset, int]  # separator-separator edge -> fragment id
-
-    @property
-    def num_cuts(self) -> int:
-        return sum(len(v) - 1 for v in self.segments.values())
-
-    def widths(self) -> list[int]:
-        widths = [len(c) for c in self.components]
-        for fragments in self.segments.values():
-            for f in fragments:
-                widths[f] += 1
-        return widths
+def _check_overhead(num_cuts: int, max_overhead: float | None) -> None:
+    """Raise :class:`OverheadTooLargeError` if ``16**num_cuts`` exceeds ``max_overhead``."""
+    overhead = 16.0**num_cuts
+    if max_overhead is not None and overhead > max_overhead:
+        raise OverheadTooLargeError(
+            f"{num_cuts} wire cuts have sampling overhead 16**{num_cuts} = {overhead:g}, "
+            f"more than max_overhead={max_overhead:g}"
+        )
 
 
-def _layout(problem: MISProblem, separation: Separation) -> _Layout:
-    index = {v: i for i, v in enumerate(problem.nodes)}
-    components = [sorted(index[v] for v in c) for c in separation.components]
-    home = {q: f for f, c in enumerate(components) for q in c}
-    separator = sorted(index[v] for v in separation.separator)
-    segments = {s: set() for s in separator}
-    pending = []
-    for u, v in problem.edges.tolist():
-        if u in segments and v in segments:
-            pending.append((u, v))
-        elif u in segments or v in segments:
-            s, other = (u, v) if u in segments else (v, u)
-            segments[s].add(home[other])
-    edge_fragment = {}
-    while pending:
-        placed = []
-        for s, t in pending:
-            common = segments[s] & segments[t]
-            if common or (segments[s] and segments[t]):
-                f = min(common) if common else min(segments[t])
-            elif segments[s] or segments[t]:
-                f = min(segments[s] or segments[t])
-            else:
-                continue
-            segments[s].add(f)
-            segments[t].add(f)
-            edge_fragment[frozenset((s, t))] = f
-            placed.append((s, t))
-        if not placed:  # separator vertices touching no component: a fragment of their own
-            segments[pending[0][0]].add(len(components))
-            components.append([])
-        pending = [e for e in pending if e not in placed]
-    for s in separator:
-        if not segments[s]:
-            segments[s].add(len(components))
-            components.append([])
-    return _Layout(components, {s: sorted(f) for s, f in segments.items()}, edge_fragment)
-
-
-def _search(problem: MISProblem, max_qubits: int) -> tuple[Separation, _Layout]:
-    """Fewest-cut separation over component bounds ``max_qubits, max_qubits - 1, ...`` whose fragments fit.
-
-    The descent stops once the separator has more vertices than the best plan has cuts.
-    """
-    best = None
-    for max_component in range(max_qubits, 0, -1):
-        separation = find_separators(problem.graph, max_component)
-        if best is not None and len(separation.separator) > best[1].num_cuts:
-            break
-        layout = _layout(problem, separation)
-        widths = layout.widths()
-        if max(widths, default=0) <= max_qubits and (best is None or layout.num_cuts < best[1].num_cuts):
-            best = (separation, layout)
-    if best is not None:
-        return best
-    raise NoSeparatorError(
-        f"no vertex separator splits the {problem.num_nodes}-vertex graph into fragments of at most "
-        f"{max_qubits} qubits (cut wires included)"
+def _assemble(
+    problem: MISProblem, max_qubits: int, layout: FragmentLayout, experiments: CutExperiments
+) -> CutPlan:
+    """The :class:`CutPlan` of a layout and the experiments built from it."""
+    return CutPlan(
+        problem=problem,
+        max_qubits=max_qubits,
+        separator=tuple(sorted(layout.segments)),
+        num_cuts=layout.num_cuts,
+        fragments=tuple(
+            Fragment(label, qubits, experiments.fragment_widths[label])
+            for label, qubits in experiments.fragment_qubits.items()
+        ),
+        circuit=experiments.circuit,
+        cut_circuit=experiments.cut_circuit,
+        partition_labels=experiments.partition_labels,
+        parameters=experiments.parameters,
+        coefficients=experiments.coefficients,
+        subexperiments=experiments.subexperiments,
+        twins=experiments.twins,
     )
-
-
-def _labels(layout: _Layout, max_qubits: int) -> list[int]:
-    """Partition label of every fragment id: cut-free fragments are packed first-fit decreasing."""
-    widths = layout.widths()
-    touched = {f for fragments in layout.segments.values() for f in fragments}
-    label = {f: i for i, f in enumerate(sorted(touched))}
-    room = [max_qubits - widths[f] for f in sorted(touched)]
-    for f in sorted(set(range(len(widths))) - touched, key=lambda f: (-widths[f], f)):
-        fit = next((i for i, r in enumerate(room) if r >= widths[f]), None)
-        if fit is None:
-            fit = len(room)
-            room.append(max_qubits)
-        room[fit] -= widths[f]
-        label[f] = fit
-    return [label[f] for f in range(len(widths))]
-
-
-def _cut_circuit(problem: MISProblem, layout: _Layout) -> tuple[QuantumCircuit, tuple[Parameter, Parameter]]:
-    """Build the p = 1 circuit with RZZ gates grouped by fragment and a CutWire between visits."""
-    base, parameters = qaoa.circuit(problem, measure=False)
-    home = {q: f for f, c in enumerate(layout.components) for q in c}
-    head, tail = [], []
-    groups = [[] for _ in layout.components]
-    for instruction in base.data:
-        if instruction.operation.name == "rzz":
-            u, v = (base.find_bit(q).index for q in instruction.qubits)
-            if u in home or v in home:
-                groups[home[u] if u in home else home[v]].append(instruction)
-            else:
-                groups[layout.edge_fragment[frozenset((u, v))]].append(instruction)
-        else:
-            (tail if instruction.operation.name == "rx" else head).append(instruction)
-    circuit = base.copy_empty_like()
-    for instruction in head:
-        circuit.append(instruction)
-    cut_order = []
-    for f, group in enumerate(groups):
-        for s, fragments in layout.segments.items():
-            if f in fragments[1:]:
-                circuit.append(CutWire(), [s])
-                cut_order.append(s)
-        for instruction in group:
-            circuit.append(instruction)
-    for instruction in tail:
-        circuit.append(instruction)
-    runs = [s for s, _ in groupby(cut_order)]
-    if len(runs) != len(set(runs)):
-        # qiskit-addon-cutting 0.10's cut_wires counts a qubit's cuts only within one run of CutWires.
-        raise CuttingError(
-            "this separator needs interleaved cuts on two separator qubits, which cut_wires cannot "
-            "allocate; pass a different separator"
-        )
-    return circuit, parameters
-
-
-def _twins(circuits: list[QuantumCircuit]) -> np.ndarray:
-    """Index of the first identical circuit, for every circuit."""
-    first: dict = {}
-    out = []
-    for i, circuit in enumerate(circuits):
-        key = tuple(
-            (
-                instruction.operation.name,
-                tuple(map(str, instruction.operation.params)),
-                tuple(circuit.find_bit(q).index for q in instruction.qubits),
-                tuple(circuit.find_bit(c).index for c in instruction.clbits),
-            )
-            for instruction in circuit.data
-        )
-        out.append(first.setdefault(key, i))
-    return np.array(out, dtype=np.int64)
 
 
 def cut_qaoa(
@@ -329,22 +201,15 @@ def cut_qaoa(
     max_qubits: int,
     *,
     max_overhead: float | None = None,
-    separator=None,
+    separator: Iterable[Hashable] | None = None,
 ) -> CutPlan:
     """Plan wire cuts so that every fragment of the p = 1 QAOA circuit fits ``max_qubits``.
 
-    Steps: find a separator (unless given), group the ``RZZ`` gates by fragment and mark a
-    ``CutWire`` on a separator qubit between visits to consecutive fragments, then call
-    qiskit-addon-cutting's ``cut_wires`` (Move decomposition), ``expand_observables`` (an
-    all-Z observable, so every original qubit is measured), ``partition_problem`` and
-    ``generate_cutting_experiments(..., num_samples=np.inf)`` once, with unbound angles.
-    Fragments without any cut (isolated components) are packed into other fragments with
-    room, first-fit decreasing, through explicit partition labels.
-
-    Without ``separator``, :func:`find_separators` is called with component bounds
-    ``max_qubits, max_qubits - 1, ...`` and the plan with the fewest cuts whose fragments,
-    cut wires included, fit is kept (the descent stops once the separator alone has more
-    vertices than that plan has cuts). A graph whose components all fit needs no cut.
+    Without ``separator``, :func:`~cutting.layout.fewest_cut_layout` keeps the fewest-cut
+    separator whose fragments, cut wires included, fit (a graph whose components all fit
+    needs no cut). Cut-free fragments are packed into others with room
+    (:func:`~cutting.layout.pack_fragments`); :func:`~cutting.circuits.cut_experiments`
+    builds the subexperiments with qiskit-addon-cutting, once, with unbound angles.
 
     Parameters
     ----------
@@ -385,62 +250,9 @@ def cut_qaoa(
     if max_overhead is not None:
         max_overhead = check_nonnegative(max_overhead, "max_overhead")
     if separator is None:
-        separation, layout = _search(problem, max_qubits)
+        layout = fewest_cut_layout(problem, max_qubits)
     else:
-        separator = frozenset(separator)
-        missing = [v for v in separator if v not in problem.graph]
-        if missing:
-            raise InvalidParameterError(f"separator node {missing[0]!r} is not in the graph")
-        separation = Separation(separator, _components(problem.graph, set(separator)))
-        layout = _layout(problem, separation)
-        widths = layout.widths()
-        f = int(np.argmax(widths))
-        if widths[f] > max_qubits:
-            raise FragmentTooWideError(
-                f"a fragment needs {widths[f]} qubits ({len(layout.components[f])} vertices + "
-                f"{widths[f] - len(layout.components[f])} cut wires), more than max_qubits={max_qubits}"
-            )
-    overhead = 16.0**layout.num_cuts
-    if max_overhead is not None and overhead > max_overhead:
-        raise OverheadTooLargeError(
-            f"{layout.num_cuts} wire cuts have sampling overhead 16**{layout.num_cuts} = {overhead:g}, "
-            f"more than max_overhead={max_overhead:g}"
-        )
-
-    circuit, parameters = _cut_circuit(problem, layout)
-    cut = cut_wires(circuit)
-    fragment_label = _labels(layout, max_qubits)
-    home = {q: f for f, c in enumerate(layout.components) for q in c}
-    labels = [None] * cut.num_qubits
-    final = {}
-    for q, qubit in enumerate(circuit.qubits):
-        final[cut.find_bit(qubit).index] = q
-        segments = layout.segments.get(q, [home.get(q)])
-        start = cut.find_bit(qubit).index - len(segments) + 1
-        for k, f in enumerate(segments):
-            labels[start + k] = fragment_label[f]
-    observable = expand_observables(PauliList(["Z" * circuit.num_qubits]), circuit, cut)
-    partitioned = partition_problem(cut, labels, observables=observable)
-    subexperiments, coefficients = generate_cutting_experiments(
-        partitioned.subcircuits, partitioned.subobservables, num_samples=np.inf
-    )
-    fragments = []
-    for label in sorted(partitioned.subcircuits):
-        wires = [i for i, lab in enumerate(labels) if lab == label]
-        measured = np.flatnonzero(partitioned.subobservables[label][0].z)
-        qubits = tuple(final[wires[i]] for i in measured)
-        fragments.append(Fragment(int(label), qubits, partitioned.subcircuits[label].num_qubits))
-    return CutPlan(
-        problem=problem,
-        max_qubits=max_qubits,
-        separator=tuple(sorted(layout.segments)),
-        num_cuts=layout.num_cuts,
-        fragments=tuple(fragments),
-        circuit=circuit,
-        cut_circuit=cut,
-        partition_labels=tuple(labels),
-        parameters=parameters,
-        coefficients=coefficients,
-        subexperiments={label: subexperiments[label] for label in sorted(subexperiments)},
-        twins={label: _twins(subexperiments[label]) for label in sorted(subexperiments)},
-    )
+        layout = separator_layout(problem, separator, max_qubits)
+    _check_overhead(layout.num_cuts, max_overhead)
+    experiments = cut_experiments(problem, layout, pack_fragments(layout, max_qubits))
+    return _assemble(problem, max_qubits, layout, experiments)

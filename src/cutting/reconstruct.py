@@ -10,13 +10,16 @@ each fragment's shots are binned once with ``bincount`` into a signed histogram 
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import NamedTuple, TypeAlias
 
 import numpy as np
+from numpy.typing import NDArray
 from qiskit.primitives.containers import BitArray, DataBin, PrimitiveResult, SamplerPubResult
 from qiskit.quantum_info import PauliList
 from qiskit_addon_cutting import expand_observables, partition_problem
+from qiskit_addon_cutting.qpd import WeightType
 
+from backends import QuantumBackend
 from backends.errors import InvalidParameterError
 
 from .execute import CutResults, register_values, run_subexperiments
@@ -40,8 +43,17 @@ class EnergyEstimate(NamedTuple):
     standard_error: float
 
 
-def histograms(plan: CutPlan, results: CutResults, label: int) -> tuple[np.ndarray, np.ndarray]:
+def histograms(
+    plan: CutPlan, results: CutResults, label: int
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Signed and unsigned outcome histograms of one fragment.
+
+    Parameters
+    ----------
+    plan : CutPlan
+    results : CutResults
+    label : int
+        Fragment label, of width ``w = len(plan.fragments[label].qubits)`` measured qubits.
 
     Returns
     -------
@@ -56,10 +68,15 @@ def histograms(plan: CutPlan, results: CutResults, label: int) -> tuple[np.ndarr
     index = shots.experiment * size + shots.outcome
     signed = np.bincount(index, weights=shots.weight * shots.sign, minlength=count * size)
     unsigned = np.bincount(index, weights=shots.weight, minlength=count * size)
-    return signed.reshape(count, size), unsigned.reshape(count, size)
+    # bincount with weights is float64 already; astype(copy=False) only tells the type checker
+    return (
+        signed.astype(np.float64, copy=False).reshape(count, size),
+        unsigned.astype(np.float64, copy=False).reshape(count, size),
+    )
 
 
-def _z_masks(observables: PauliList, num_qubits: int) -> np.ndarray:
+def _z_masks(observables: PauliList, num_qubits: int) -> NDArray[np.bool_]:
+    """Z support of every observable, shape (T, n); checks that they are Z-type on ``n`` qubits."""
     if observables.num_qubits != num_qubits:
         raise InvalidParameterError(
             f"observables act on {observables.num_qubits} qubits, the plan's circuit has {num_qubits}"
@@ -69,14 +86,18 @@ def _z_masks(observables: PauliList, num_qubits: int) -> np.ndarray:
     return observables.z
 
 
-def _parities(qubits: tuple[int, ...], masks: np.ndarray) -> np.ndarray:
+def _parities(qubits: tuple[int, ...], masks: NDArray[np.bool_]) -> NDArray[np.float64]:
     """``(-1)**popcount(x & mask_t)`` as an ndarray of shape (2**w, T)."""
     local = masks[:, list(qubits)].astype(np.int64) @ (1 << np.arange(len(qubits), dtype=np.int64))
     x = np.arange(1 << len(qubits), dtype=np.int64)
     return 1.0 - 2.0 * (np.bitwise_count(x[:, None] & local[None, :]) & 1)
 
 
-def _fragment_means(plan: CutPlan, results: CutResults, masks: np.ndarray):
+#: Per fragment: signed and unsigned histograms, parity table and means (see :func:`_fragment_means`).
+_Means: TypeAlias = tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]
+
+
+def _fragment_means(plan: CutPlan, results: CutResults, masks: NDArray[np.bool_]) -> list[_Means]:
     """Per fragment: (signed, unsigned, parity table, means of shape (8**K, T))."""
     out = []
     for fragment in plan.fragments:
@@ -86,7 +107,7 @@ def _fragment_means(plan: CutPlan, results: CutResults, masks: np.ndarray):
     return out
 
 
-def expectation_values(plan: CutPlan, results: CutResults, observables: PauliList) -> np.ndarray:
+def expectation_values(plan: CutPlan, results: CutResults, observables: PauliList) -> NDArray[np.float64]:
     """Vectorised reconstruction of Z-type expectation values.
 
     Parameters
@@ -151,7 +172,14 @@ def energy(plan: CutPlan, results: CutResults) -> EnergyEstimate:
     return EnergyEstimate(float(value), float(np.sqrt(max(variance, 0.0))))
 
 
-def expectation(plan: CutPlan, gamma: float, beta: float, backend, shots: int, seed=None) -> EnergyEstimate:
+def expectation(
+    plan: CutPlan,
+    gamma: float,
+    beta: float,
+    backend: str | QuantumBackend,
+    shots: int,
+    seed: int | None = None,
+) -> EnergyEstimate:
     """Run the subexperiments at ``(gamma, beta)`` and reconstruct the QUBO energy.
 
     Parameters
@@ -173,7 +201,9 @@ def expectation(plan: CutPlan, gamma: float, beta: float, backend, shots: int, s
     return energy(plan, run_subexperiments(plan, (gamma, beta), backend, shots, seed=seed))
 
 
-def library_arguments(plan: CutPlan, results: CutResults, observables: PauliList):
+def library_arguments(
+    plan: CutPlan, results: CutResults, observables: PauliList
+) -> tuple[dict[int, PrimitiveResult], list[tuple[float, WeightType]], dict[int, PauliList]]:
     """Arguments for :func:`qiskit_addon_cutting.reconstruct_expectation_values` on the same data.
 
     The all-Z observable the plan was built with is prepended, so that the library

@@ -18,10 +18,12 @@ from dataclasses import dataclass
 from functools import reduce
 
 import numpy as np
+from numpy.typing import NDArray
 
-from backends.validation import check_choice, check_positive_int, check_random_state
+from backends import QuantumBackend
+from backends.validation import SeedLike, check_choice, check_positive_int, check_random_state
 
-from .execute import CutResults, run_subexperiments
+from .execute import AnglesLike, CutResults, run_subexperiments
 from .plan import CutPlan
 from .reconstruct import histograms
 
@@ -58,7 +60,7 @@ class CutSampleResult:
     total: float
     method: str
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, object]:
         """Plain dict of the diagnostics and the counts (``quasi`` left out)."""
         return {
             "counts": self.counts,
@@ -69,7 +71,7 @@ class CutSampleResult:
         }
 
 
-def quasi_distribution(plan: CutPlan, results: CutResults) -> np.ndarray:
+def quasi_distribution(plan: CutPlan, results: CutResults) -> NDArray[np.float64]:
     """Exact contraction of the fragment histograms into ``p(x)`` over all ``2**n`` bitstrings.
 
     Parameters
@@ -95,7 +97,9 @@ def quasi_distribution(plan: CutPlan, results: CutResults) -> np.ndarray:
     return np.transpose(tensor, [position[n - 1 - j] for j in range(n)]).ravel()
 
 
-def _montecarlo(plan: CutPlan, results: CutResults, draws: int, rng: np.random.Generator):
+def _montecarlo(
+    plan: CutPlan, results: CutResults, draws: int, rng: np.random.Generator
+) -> tuple[NDArray[np.uint8], NDArray[np.float64]]:
     """Signed Monte-Carlo estimate of ``p`` on the bitstrings drawn: (bits (k, n), values (k,))."""
     weights = plan.weights
     kappa = np.abs(weights).sum()
@@ -115,9 +119,35 @@ def _montecarlo(plan: CutPlan, results: CutResults, draws: int, rng: np.random.G
     return unique, kappa * np.bincount(inverse.ravel(), weights=sign) / draws
 
 
-def _strings(bits: np.ndarray) -> list[str]:
+def _strings(bits: NDArray[np.uint8]) -> list[str]:
+    """Bitstrings of the rows of ``bits`` (shape (k, n)), qiskit order: column 0 rightmost."""
     chars = (bits[:, ::-1] + ord("0")).astype(np.uint8)
     return [row.tobytes().decode("ascii") for row in chars]
+
+
+def _estimate(
+    plan: CutPlan, results: CutResults, num_samples: int, method: str, rng: np.random.Generator
+) -> tuple[list[str], NDArray[np.float64]]:
+    """Bitstrings and their quasi-probability estimates, ``"exact"`` or ``"montecarlo"``."""
+    if method == "exact":
+        n = plan.num_qubits
+        p = quasi_distribution(plan, results)
+        support = np.flatnonzero(p)
+        return [format(k, f"0{n}b") for k in support], p[support]
+    bits, values = _montecarlo(plan, results, num_samples, rng)
+    return _strings(bits), values
+
+
+def _select(
+    keys: list[str], values: NDArray[np.float64], num_samples: int, negative: str, rng: np.random.Generator
+) -> dict[str, int]:
+    """Counts of ``num_samples`` draws from the clipped estimates, or the top ``num_samples`` ranked."""
+    if negative == "rank":
+        top = np.argsort(-values, kind="stable")[:num_samples]
+        return {keys[k]: 1 for k in top}
+    clipped = np.clip(values, 0.0, None)
+    drawn = rng.multinomial(num_samples, clipped / clipped.sum())
+    return {keys[k]: int(drawn[k]) for k in np.flatnonzero(drawn)}
 
 
 def draw(
@@ -125,7 +155,7 @@ def draw(
     results: CutResults,
     num_samples: int,
     *,
-    seed=None,
+    seed: SeedLike = None,
     method: str = "auto",
     negative: str = "clip",
 ) -> CutSampleResult:
@@ -162,23 +192,10 @@ def draw(
     method = check_choice(method, "method", ("auto", "exact", "montecarlo"))
     negative = check_choice(negative, "negative", ("clip", "rank"))
     rng = check_random_state(seed)
-    n = plan.num_qubits
     if method == "auto":
-        method = "exact" if n <= EXACT_MAX_QUBITS else "montecarlo"
-    if method == "exact":
-        p = quasi_distribution(plan, results)
-        support = np.flatnonzero(p)
-        keys, values = [format(k, f"0{n}b") for k in support], p[support]
-    else:
-        bits, values = _montecarlo(plan, results, num_samples, rng)
-        keys = _strings(bits)
-    if negative == "rank":
-        top = np.argsort(-values, kind="stable")[:num_samples]
-        counts = {keys[k]: 1 for k in top}
-    else:
-        clipped = np.clip(values, 0.0, None)
-        drawn = rng.multinomial(num_samples, clipped / clipped.sum())
-        counts = {keys[k]: int(drawn[k]) for k in np.flatnonzero(drawn)}
+        method = "exact" if plan.num_qubits <= EXACT_MAX_QUBITS else "montecarlo"
+    keys, values = _estimate(plan, results, num_samples, method, rng)
+    counts = _select(keys, values, num_samples, negative, rng)
     magnitude = np.abs(values).sum()
     return CutSampleResult(
         counts=counts,
@@ -192,11 +209,11 @@ def draw(
 
 def sample_result(
     plan: CutPlan,
-    angles,
-    backend,
+    angles: AnglesLike,
+    backend: str | QuantumBackend,
     shots: int,
     num_samples: int,
-    seed=None,
+    seed: SeedLike = None,
     method: str = "auto",
     negative: str = "clip",
 ) -> CutSampleResult:
@@ -227,11 +244,11 @@ def sample_result(
 
 def sample(
     plan: CutPlan,
-    angles,
-    backend,
+    angles: AnglesLike,
+    backend: str | QuantumBackend,
     shots: int,
     num_samples: int,
-    seed=None,
+    seed: SeedLike = None,
     method: str = "auto",
     negative: str = "clip",
 ) -> dict[str, int]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection, Hashable
 from itertools import combinations
 from typing import NamedTuple
 
@@ -11,7 +12,7 @@ from backends.validation import check_choice, check_nonnegative_int, check_posit
 
 from .errors import NoSeparatorError
 
-__all__ = ["Separation", "find_separators", "EXACT_MAX_NODES"]
+__all__ = ["Separation", "find_separators", "separator_components", "EXACT_MAX_NODES"]
 
 #: ``method="auto"`` searches exactly up to this many vertices, greedily beyond.
 EXACT_MAX_NODES = 20
@@ -22,24 +23,25 @@ class Separation(NamedTuple):
 
     Attributes
     ----------
-    separator : frozenset
-        The separator ``S`` (graph nodes).
-    components : list of frozenset
+    separator : frozenset of graph nodes
+        The separator ``S``.
+    components : list of frozenset of graph nodes
         Connected components of ``G - S``, ordered by their first node in graph order.
     """
 
-    separator: frozenset
-    components: list[frozenset]
+    separator: frozenset[Hashable]
+    components: list[frozenset[Hashable]]
 
 
-def _masks_to_components(masks: list[int], nodes: list) -> list[frozenset]:
+def _masks_to_components(masks: list[int], nodes: list[Hashable]) -> list[frozenset[Hashable]]:
+    """Node sets of component bitmasks (bit ``i`` is ``nodes[i]``), ordered by their lowest bit."""
     ordered = sorted(masks, key=lambda m: m & -m)
     return [frozenset(nodes[i] for i in range(len(nodes)) if mask >> i & 1) for mask in ordered]
 
 
 def _component_masks(adjacency: list[int], remaining: int) -> list[int]:
     """Return the connected components of the vertex set ``remaining`` (bitmasks)."""
-    components = []
+    components: list[int] = []
     while remaining:
         component = frontier = remaining & -remaining
         while frontier:
@@ -56,12 +58,13 @@ def _component_masks(adjacency: list[int], remaining: int) -> list[int]:
 
 
 def _exact(graph: nx.Graph, max_component: int, max_size: int) -> Separation:
+    """Smallest separator by exhaustive search over vertex subsets of increasing size."""
     nodes = list(graph)
     index = {v: i for i, v in enumerate(nodes)}
     adjacency = [sum(1 << index[w] for w in graph[v] if w != v) for v in nodes]
     full = (1 << len(nodes)) - 1
     for size in range(max_size + 1):
-        best = None
+        best: tuple[int, tuple[int, ...], list[int]] | None = None
         for subset in combinations(range(len(nodes)), size):
             masks = _component_masks(adjacency, full & ~sum(1 << i for i in subset))
             largest = max((m.bit_count() for m in masks), default=0)
@@ -75,38 +78,64 @@ def _exact(graph: nx.Graph, max_component: int, max_size: int) -> Separation:
     )
 
 
-def _components(graph: nx.Graph, separator: set) -> list[frozenset]:
+def separator_components(graph: nx.Graph, separator: Collection[Hashable]) -> list[frozenset[Hashable]]:
+    """Connected components of ``G - S``, ordered by their first node in graph order.
+
+    Parameters
+    ----------
+    graph : networkx.Graph
+        Undirected graph; it is not modified.
+    separator : collection of graph nodes
+        The vertices ``S`` to remove (nodes not in ``graph`` are ignored).
+
+    Returns
+    -------
+    list of frozenset of graph nodes
+
+    Examples
+    --------
+    >>> separator_components(nx.path_graph(5), {2})
+    [frozenset({0, 1}), frozenset({3, 4})]
+    """
     order = {v: i for i, v in enumerate(graph)}
     rest = graph.subgraph(v for v in graph if v not in separator)
-    return sorted((frozenset(c) for c in nx.connected_components(rest)), key=lambda c: min(map(order.get, c)))
+    return sorted(
+        (frozenset(c) for c in nx.connected_components(rest)), key=lambda c: min(order[v] for v in c)
+    )
 
 
 def _greedy(graph: nx.Graph, max_component: int, max_size: int) -> Separation:
+    """Minimal separator by greedy removal of the most splitting vertex, then pruning."""
     order = {v: i for i, v in enumerate(graph)}
-    separator: list = []
+    separator: list[Hashable] = []
     while True:
-        components = _components(graph, set(separator))
+        components = separator_components(graph, set(separator))
         largest = max(components, key=len, default=frozenset())
         if len(largest) <= max_component:
             break
         sub = graph.subgraph(largest)
         betweenness = nx.betweenness_centrality(sub)
 
-        def left(v, sub=sub, largest=largest, betweenness=betweenness):
+        def left(
+            v: Hashable,
+            sub: nx.Graph = sub,
+            largest: frozenset[Hashable] = largest,
+            betweenness: dict[Hashable, float] = betweenness,
+        ) -> tuple[int, float, int]:
             rest = sub.subgraph(largest - {v})
             return max(map(len, nx.connected_components(rest)), default=0), -betweenness[v], order[v]
 
         separator.append(min(largest, key=left))
     for v in reversed(list(separator)):
         trial = set(separator) - {v}
-        if max(map(len, _components(graph, trial)), default=0) <= max_component:
+        if max(map(len, separator_components(graph, trial)), default=0) <= max_component:
             separator.remove(v)
     if len(separator) > max_size:
         raise NoSeparatorError(
             f"the greedy heuristic needs {len(separator)} separator vertices to leave components of at most "
             f"{max_component} vertices, more than max_size={max_size}"
         )
-    return Separation(frozenset(separator), _components(graph, set(separator)))
+    return Separation(frozenset(separator), separator_components(graph, set(separator)))
 
 
 def find_separators(

@@ -1,9 +1,10 @@
-"""Spec parsing and the errors of get_backend."""
+"""Spec parsing, the errors of get_backend, and the per-process cache of shared_backend."""
 
-import ast
 import doctest
-import pathlib
+import multiprocessing
 import sys
+import threading
+import time
 import types
 
 import pytest
@@ -11,12 +12,13 @@ import pytest
 import backends
 from backends import (
     BACKENDS,
-    BackendError,
+    SPEC_FORMS,
     BackendUnavailableError,
     InvalidParameterError,
     UnknownBackendError,
     get_backend,
     registry,
+    shared_backend,
 )
 from backends.aer import AerBackend
 
@@ -60,24 +62,52 @@ def test_unknown_specs_list_the_valid_forms(spec, message):
     assert str(info.value) == message
 
 
-def test_errors_are_value_errors():
-    for error in (
-        UnknownBackendError,
-        backends.CircuitTooWideError,
-        backends.MissingTokenError,
-    ):
-        assert issubclass(error, BackendError)
-        assert issubclass(error, ValueError)
+@pytest.mark.parametrize(
+    "spec", ["aerx", "iqm-fakex:adonis", "aer-noisy-adonis", "VQPU:http://h:1", "noisy-adonis"]
+)
+def test_near_misses_are_unknown_and_list_every_spec_form(spec):
+    with pytest.raises(UnknownBackendError) as info:
+        get_backend(spec)
+    assert str(info.value) == f"unknown backend spec {spec!r}; valid forms: {', '.join(SPEC_FORMS)}"
+    assert FORMS == ", ".join(SPEC_FORMS)
 
 
-def test_one_invalid_parameter_error_for_the_whole_project():
-    import bbqmis
-    import clustagg
-    import cutting
+@pytest.mark.parametrize(
+    ("spec", "match"),
+    [
+        ("aer", ("aer", "")),
+        ("aer:mps", ("aer", "mps")),
+        ("aer:noisy-adonis", ("aer:noisy-", "adonis")),
+        ("aer:noisy-", ("aer:noisy-", "")),
+        ("iqm-fake:deneb", ("iqm-fake", "deneb")),
+        ("iqm:https://h:1#garnet", ("iqm", "https://h:1#garnet")),
+        ("vqpu:http://127.0.0.1:8765", ("vqpu", "http://127.0.0.1:8765")),
+        ("iqm-fakex", None),
+    ],
+)
+def test_the_longest_prefix_wins(spec, match):
+    assert registry._match(spec) == match
 
-    assert bbqmis.InvalidParameterError is cutting.InvalidParameterError is clustagg.InvalidParameterError
-    assert InvalidParameterError is bbqmis.InvalidParameterError
-    assert issubclass(InvalidParameterError, ValueError) and issubclass(InvalidParameterError, TypeError)
+
+def test_noisy_specs_resolve_through_iqm_noisy_aer(monkeypatch):
+    from backends import iqm
+
+    calls = []
+    monkeypatch.setattr(iqm, "noisy_aer", lambda device, **kwargs: calls.append((device, kwargs)) or "noisy")
+
+    assert get_backend("aer:noisy-adonis", seed=1, sleep_factor=0.5) == "noisy"
+    assert calls == [("adonis", {"name": "aer:noisy-adonis", "seed": 1, "sleep_factor": 0.5})]
+
+
+@pytest.mark.parametrize(("spec", "device"), [("aer:noisy-", ""), ("aer:noisy-nowhere", "nowhere")])
+def test_noisy_spec_with_an_unknown_device_lists_the_known_devices(spec, device):
+    from backends import iqm
+
+    with pytest.raises(UnknownBackendError) as info:
+        get_backend(spec)
+    known = ", ".join(iqm.fake_devices())
+    assert "adonis" in known
+    assert str(info.value) == f"unknown IQM device {device!r} in spec {spec!r}; known devices: {known}"
 
 
 def test_vqpu_entry_is_a_lazy_import():
@@ -115,19 +145,107 @@ def test_a_backend_instance_passes_through():
     )
 
 
-def test_backends_is_the_lowest_layer():
-    package = pathlib.Path(backends.__file__).parent
-    imported = set()
-    for path in package.glob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Import):
-                imported.update(alias.name.split(".")[0] for alias in node.names)
-            elif isinstance(node, ast.ImportFrom) and node.module:
-                imported.add(node.module.split(".")[0])
-    assert "backends" in imported
-    assert imported.isdisjoint({"bbqmis", "cutting", "clustagg"})
-
-
 def test_doctests():
     for module in (registry, backends):
         assert doctest.testmod(module).failed == 0
+
+
+# ---- shared_backend -------------------------------------------------------------------------
+
+
+@pytest.fixture
+def counting_factory(monkeypatch):
+    """Register spec ``counted[:<argument>]``: a slow factory that records every backend it makes."""
+    made = []
+
+    def make(argument, *, name, **options):
+        time.sleep(0.02)  # widen the window in which concurrent callers could both build one
+        backend = types.SimpleNamespace(name=name, argument=argument, options=options)
+        made.append(backend)
+        return backend
+
+    module = types.SimpleNamespace(make=make)
+    monkeypatch.setitem(sys.modules, "counted_backend_module", module)
+    monkeypatch.setitem(BACKENDS, "counted", "counted_backend_module:make")
+    monkeypatch.setattr(registry, "_SHARED", {})
+    return made
+
+
+def test_shared_backend_is_made_once_per_spec_and_options(counting_factory):
+    first = shared_backend("counted:x", seed=3, sleep_factor=0.5)
+    again = shared_backend("counted:x", sleep_factor=0.5, seed=3)  # keyword order does not matter
+
+    assert again is first
+    assert counting_factory == [first]
+    assert (first.name, first.argument, first.options) == ("counted:x", "x", {"seed": 3, "sleep_factor": 0.5})
+
+
+def test_shared_backend_differs_for_other_options_or_specs(counting_factory):
+    base = shared_backend("counted", seed=3)
+    others = [
+        shared_backend("counted", seed=4),
+        shared_backend("counted"),
+        shared_backend("counted:y", seed=3),
+    ]
+
+    assert all(other is not base for other in others)
+    assert len({id(backend) for backend in [base, *others]}) == 4 == len(counting_factory)
+    assert get_backend("counted", seed=3) is not base  # get_backend always makes a new one
+
+
+def test_shared_backend_returns_a_real_backend():
+    assert shared_backend("aer", seed=19) is shared_backend("aer", seed=19)
+    assert shared_backend("aer", seed=19).name == "aer"
+
+
+def test_unhashable_option_is_refused(counting_factory):
+    with pytest.raises(InvalidParameterError) as info:
+        shared_backend("counted", coupling=[[0, 1]])
+    assert str(info.value) == "shared_backend options must be hashable: unhashable type: 'list'"
+    assert counting_factory == [] and registry._SHARED == {}
+
+
+def test_concurrent_first_calls_build_one_backend(counting_factory):
+    results = []
+    barrier = threading.Barrier(8)
+
+    def call():
+        barrier.wait()
+        results.append(shared_backend("counted", seed=1))
+
+    threads = [threading.Thread(target=call) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+
+    assert len(results) == 8 and all(result is results[0] for result in results)
+    assert counting_factory == [results[0]]
+
+
+def _child_checks_its_backend(parent_backend, pipe):
+    """In a forked child: the shared backend is new, and stays the child's one."""
+    mine = shared_backend("counted", seed=1)
+    pipe.send((mine is parent_backend, mine is shared_backend("counted", seed=1), mine.name))
+    pipe.close()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="no fork on Windows")
+def test_a_forked_child_builds_its_own_backend_even_if_the_lock_was_held(counting_factory):
+    parent_backend = shared_backend("counted", seed=1)
+    context = multiprocessing.get_context("fork")
+    receive, send = context.Pipe(duplex=False)
+    with registry._SHARED_LOCK:  # as if another thread of the parent were building a backend
+        child = context.Process(target=_child_checks_its_backend, args=(parent_backend, send))
+        child.start()
+    send.close()
+    try:
+        assert receive.poll(30), "the child did not answer: it is stuck on the parent's lock"
+        assert receive.recv() == (False, True, "counted")
+        child.join(timeout=30)
+        assert child.exitcode == 0
+    finally:
+        if child.is_alive():
+            child.kill()
+            child.join()
+    assert shared_backend("counted", seed=1) is parent_backend  # the parent's cache is untouched

@@ -10,7 +10,6 @@ import pytest
 
 import clustagg
 from clustagg.errors import InvalidParameterError
-from clustagg.runner import Timeline
 
 RESULT_KEYS = {"labels", "silhouette", "chosen_clusters", "iterations", "wall_seconds", "node_seconds"}
 
@@ -28,17 +27,6 @@ def test_baseline_serial_result(points_1000):
     # one process holds one node for the whole run
     assert result.node_seconds == pytest.approx(result.wall_seconds)
     assert [r["phase"] for r in result.timeline] == ["cluster", "quantum", "score"] * 2
-
-
-def test_timeline_node_seconds_counts_the_floor_and_extra_nodes():
-    timeline = Timeline(floor=1)
-    timeline.records = [
-        {"iteration": 0, "phase": "cluster", "start": 0.0, "end": 2.0, "nodes": 3},
-        {"iteration": 0, "phase": "quantum", "start": 2.0, "end": 12.0, "nodes": 1},
-    ]
-    assert timeline.node_seconds(13.0) == pytest.approx(13.0 + 2 * 2.0)
-    timeline.floor = 0
-    assert timeline.node_seconds(13.0) == pytest.approx(3 * 2.0 + 10.0)
 
 
 @pytest.mark.parametrize(

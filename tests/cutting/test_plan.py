@@ -59,3 +59,13 @@ def test_refusals(problem9):
         r"\(cut wires included\)$",
     ):
         cut_qaoa(problem9, 1)
+
+
+def test_given_separator_gives_the_searched_plan(plan9, problem9):
+    given = cut_qaoa(problem9, 5, separator=[4])
+    assert given.separator == plan9.separator and given.fragments == plan9.fragments
+    assert given.partition_labels == plan9.partition_labels
+    assert given.coefficients == plan9.coefficients
+    assert all(np.array_equal(given.twins[k], plan9.twins[k]) for k in plan9.twins)
+    # the partition labels are the fragments': each fragment's width counts its labelled wires
+    assert [given.partition_labels.count(f.label) for f in given.fragments] == list(given.widths)

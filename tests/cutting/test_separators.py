@@ -4,6 +4,7 @@ import networkx as nx
 import pytest
 
 from cutting import NoSeparatorError, find_separators
+from cutting.separators import separator_components
 
 
 def brute_force_size(g, max_component):
@@ -66,3 +67,12 @@ def test_none_within_bound():
     )
     with pytest.raises(NoSeparatorError, match=f"^{greedy}$"):
         find_separators(nx.path_graph(9), 2, max_size=1, method="greedy")
+
+
+def test_separator_components_order_and_agreement():
+    g = nx.Graph([("c", "b"), ("b", "s"), ("s", "a"), ("a", "d")])  # node order: c, b, s, a, d
+    assert separator_components(g, {"s"}) == [frozenset({"b", "c"}), frozenset({"a", "d"})]
+    assert separator_components(g, {"b", "missing"}) == [frozenset({"c"}), frozenset({"a", "d", "s"})]
+    assert separator_components(g, set(g)) == []
+    found = find_separators(nx.gnp_random_graph(10, 0.3, seed=1), 3)
+    assert separator_components(nx.gnp_random_graph(10, 0.3, seed=1), found.separator) == found.components

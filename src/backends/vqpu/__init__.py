@@ -1,7 +1,12 @@
 """Virtual QPU: one physical backend time-multiplexed between many jobs.
 
-- :mod:`backends.vqpu.server` - FastAPI server with one FIFO executor thread;
+- :mod:`backends.vqpu.server` - the FastAPI application: HTTP routes and error answers;
+- :mod:`backends.vqpu.service` - request handling: authentication, limits, long polls;
+- :mod:`backends.vqpu.executor` - the FIFO executor thread that runs batches one at a time;
+- :mod:`backends.vqpu.tokens` - per-job tokens read from a file;
+- :mod:`backends.vqpu.limits` - what one request may ask of the server;
 - :mod:`backends.vqpu.store` - SQLite accounting and recovery (one writer thread);
+- :mod:`backends.vqpu.wire` - circuits as base64 QPY, both ways;
 - :mod:`backends.vqpu.api` - HTTP session with retries and idempotent resubmission;
 - :mod:`backends.vqpu.client` - :class:`VQPUBackend`, the ``vqpu:<url>`` backend;
 - :mod:`backends.vqpu.report` - occupancy, quantum time, queue times, job runtimes.

@@ -10,6 +10,7 @@ import json
 import logging
 import os
 import sys
+from typing import NoReturn
 
 __all__ = ["main"]
 
@@ -31,11 +32,13 @@ examples:
 class _Parser(argparse.ArgumentParser):
     """Argument parser whose errors are one line and exit code 2."""
 
-    def error(self, message: str):
+    def error(self, message: str) -> NoReturn:
+        """Print ``message`` as one line and exit with code 2."""
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
 def _positive_int(text: str) -> int:
+    """Argument type: an integer >= 1."""
     value = int(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be a positive integer, got {text}")
@@ -43,6 +46,7 @@ def _positive_int(text: str) -> int:
 
 
 def _seconds(text: str) -> float:
+    """Argument type: seconds >= 0."""
     value = float(text)
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be >= 0 seconds, got {text}")
@@ -58,10 +62,20 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    for name, help, add_arguments in (
+        ("serve", "run the server", _add_serve_arguments),
+        ("report", "accounting of a run", _add_report_arguments),
+        ("probe", "run a small GHZ circuit through the vQPU client", _add_probe_arguments),
+    ):
+        command = commands.add_parser(
+            name, help=help, epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter
+        )
+        add_arguments(command)
+    return parser
 
-    serve = commands.add_parser(
-        "serve", help="run the server", epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+
+def _add_serve_arguments(serve: argparse.ArgumentParser) -> None:
+    """Options of ``serve``."""
     serve.add_argument("--backend", required=True, help="physical backend spec, e.g. aer, iqm-fake:adonis")
     serve.add_argument("--port", type=int, required=True, help="TCP port (0 < P < 65536)")
     serve.add_argument("--host", default="127.0.0.1", help="address to bind (default %(default)s)")
@@ -81,22 +95,16 @@ def build_parser() -> argparse.ArgumentParser:
         "idle spinning threads would steal cores from the server and its clients)",
     )
 
-    report = commands.add_parser(
-        "report",
-        help="accounting of a run",
-        epilog=EXAMPLES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+
+def _add_report_arguments(report: argparse.ArgumentParser) -> None:
+    """Options of ``report``."""
     report.add_argument("--db", required=True, help="the server's SQLite database")
     report.add_argument("--json", help="write the summary as JSON to this file")
     report.add_argument("--figures", help="write timeline.png and jobs.png into this directory")
 
-    probe = commands.add_parser(
-        "probe",
-        help="run a small GHZ circuit through the vQPU client",
-        epilog=EXAMPLES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+
+def _add_probe_arguments(probe: argparse.ArgumentParser) -> None:
+    """Options of ``probe``."""
     probe.add_argument("--url", required=True, help="server address, http://127.0.0.1:PORT")
     probe.add_argument("--shots", type=_positive_int, default=100)
     probe.add_argument("--qubits", type=_positive_int, default=2)
@@ -106,10 +114,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     probe.add_argument("--seed", type=int)
     probe.add_argument("--token", help="job token (default: environment VQPU_TOKEN)")
-    return parser
 
 
 def _serve(args: argparse.Namespace) -> int:
+    """``serve``: run the server until interrupted."""
     # Read when the simulator's OpenMP runtime loads, i.e. before the backend is made.
     os.environ["OMP_NUM_THREADS"] = str(args.threads)
     import uvicorn
@@ -141,6 +149,7 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
+    """``report``: print the accounting table; write JSON and figures if asked."""
     from backends.vqpu.report import format_table, save_figures, summarize, write_json
     from backends.vqpu.store import read_batches
 
@@ -156,6 +165,7 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def _probe(args: argparse.Namespace) -> int:
+    """``probe``: run a GHZ circuit through the client; print counts and timings as JSON."""
     from qiskit import QuantumCircuit
 
     from backends import get_backend
@@ -167,7 +177,7 @@ def _probe(args: argparse.Namespace) -> int:
         ghz.cx(0, q)
     ghz.measure(range(args.qubits), range(args.qubits))
     counts = [backend.run([ghz], args.shots, seed=args.seed)[0] for _ in range(args.repeat)]
-    timings = [t._asdict() if hasattr(t, "_asdict") else vars(t) for t in backend.timings]
+    timings = [record.to_json() for record in backend.timings]
     print(json.dumps({"backend": backend.name, "counts": counts, "timings": timings}))
     return 0
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import httpx
 
-from backends.errors import BackendConnectionError, BackendError
+from backends.errors import BackendConnectionError, BackendError, InvalidParameterError
 
 __all__ = ["VQPURejectedError", "VQPUSession"]
 
@@ -23,7 +23,7 @@ __all__ = ["VQPURejectedError", "VQPUSession"]
 class VQPURejectedError(BackendError):
     """The server refused a request (4xx); ``status`` and ``code`` say why."""
 
-    def __init__(self, status: int, code: str, detail: str):
+    def __init__(self, status: int, code: str, detail: str) -> None:
         super().__init__(f"vQPU server refused the request ({status} {code}): {detail}")
         self.status, self.code, self.detail = status, code, detail
 
@@ -60,11 +60,13 @@ class VQPUSession:
         deadline: float = 120.0,
         backoff: float = 0.05,
         poll: float = 20.0,
-    ):
+    ) -> None:
         if not url.startswith(("http://", "https://")):
-            raise ValueError(f"The 'url' parameter must start with http:// or https://. Got {url!r} instead.")
+            raise InvalidParameterError(
+                f"The 'url' parameter must start with http:// or https://. Got {url!r} instead."
+            )
         self.url = url.rstrip("/")
-        self.deadline, self.backoff, self.poll = deadline, backoff, poll
+        self.timeout, self.deadline, self.backoff, self.poll = timeout, deadline, backoff, poll
         token = token if token is not None else os.environ.get("VQPU_TOKEN")
         job = job or os.environ.get("SLURM_JOB_ID") or f"{os.uname().nodename}-{os.getpid()}"
         headers = {"X-VQPU-Job": job}
@@ -79,10 +81,10 @@ class VQPUSession:
     def __enter__(self) -> VQPUSession:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def request(self, method: str, path: str, **kwargs) -> dict[str, Any]:
+    def request(self, method: str, path: str, **kwargs: Any) -> dict[str, Any]:
         """Send one request, retrying connection errors and 5xx answers until the deadline.
 
         Raises
@@ -137,7 +139,7 @@ class VQPUSession:
                 "GET",
                 f"/batches/{batch_id}",
                 params={"wait": self.poll},
-                timeout=self._http.timeout.read + self.poll,
+                timeout=self.timeout + self.poll,
             )
             if batch["status"] in ("done", "failed"):
                 return batch

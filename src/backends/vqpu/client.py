@@ -14,6 +14,7 @@ record's ``queue_seconds`` is the time the batch waited behind other jobs' batch
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from qiskit import QuantumCircuit
 
@@ -75,7 +76,7 @@ class VQPUBackend(BaseBackend):
         job: str | None = None,
         timeout: float = 30.0,
         deadline: float = 60.0,
-        **options,
+        **options: Any,
     ) -> None:
         try:
             self.session = VQPUSession(url, token=token, job=job, timeout=timeout, deadline=deadline)

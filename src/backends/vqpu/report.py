@@ -17,8 +17,12 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from statistics import fmean
+from typing import TYPE_CHECKING, Any
 
 from backends.vqpu.store import Batch
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 __all__ = ["JobSummary", "Summary", "format_table", "save_figures", "summarize"]
 
@@ -75,7 +79,7 @@ class Summary:
     mean_queue_seconds: float
     jobs: list[JobSummary]
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         """Return the summary as JSON-ready nested dicts."""
         return asdict(self)
 
@@ -86,6 +90,20 @@ def _queue_times(batches: Sequence[Batch]) -> list[float]:
 
 def _ends(batches: Sequence[Batch], until: float | None) -> list[float]:
     return [b.ended for b in batches if b.ended is not None] or [until or max(b.submitted for b in batches)]
+
+
+def _summarize_job(name: str, own: Sequence[Batch], until: float | None) -> JobSummary:
+    """Accounting of the batches ``own`` of job ``name``."""
+    first, last = min(b.submitted for b in own), max(_ends(own, until))
+    return JobSummary(
+        job=name,
+        batches=len(own),
+        quantum_seconds=sum(b.quantum_seconds or 0.0 for b in own),
+        mean_queue_seconds=fmean(_queue_times(own) or [0.0]),
+        runtime_seconds=last - first,
+        first_submitted=first,
+        last_ended=last,
+    )
 
 
 def summarize(batches: Sequence[Batch], *, until: float | None = None) -> Summary:
@@ -121,18 +139,7 @@ def summarize(batches: Sequence[Batch], *, until: float | None = None) -> Summar
     by_job: dict[str, list[Batch]] = {}
     for b in batches:
         by_job.setdefault(b.job, []).append(b)
-    jobs = [
-        JobSummary(
-            job=name,
-            batches=len(own),
-            quantum_seconds=sum(b.quantum_seconds or 0.0 for b in own),
-            mean_queue_seconds=fmean(_queue_times(own) or [0.0]),
-            runtime_seconds=max(_ends(own, until)) - min(b.submitted for b in own),
-            first_submitted=min(b.submitted for b in own),
-            last_ended=max(_ends(own, until)),
-        )
-        for name, own in sorted(by_job.items())
-    ]
+    jobs = [_summarize_job(name, own, until) for name, own in sorted(by_job.items())]
     return Summary(
         batches=len(batches),
         done=sum(b.status == "done" for b in batches),
@@ -176,25 +183,39 @@ def save_figures(batches: Sequence[Batch], summary: Summary, directory: str | Pa
 
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, plot in (("timeline.png", _plot_timeline), ("jobs.png", _plot_jobs)):
+        fig = plot(batches, summary)
+        fig.tight_layout()
+        fig.savefig(directory / name, dpi=120)
+        plt.close(fig)
+        written.append(directory / name)
+    return written
+
+
+def _plot_timeline(batches: Sequence[Batch], summary: Summary) -> Figure:
+    """Return a figure with one row per job: its batches' queue times and executions."""
+    import matplotlib.pyplot as plt
+
     names = [j.job for j in summary.jobs]
     t0 = min(b.submitted for b in batches)
-
     fig, ax = plt.subplots(figsize=(8, 0.4 * len(names) + 1.5))
     for row, name in enumerate(names):
-        own = [b for b in batches if b.job == name and b.started is not None]
+        waits = [
+            (b.submitted - t0, b.started - b.submitted)
+            for b in batches
+            if b.job == name and b.started is not None
+        ]
+        runs = [
+            (b.started - t0, b.quantum_seconds or 0.0)
+            for b in batches
+            if b.job == name and b.started is not None and b.ended is not None
+        ]
+        first = row == 0
         ax.broken_barh(
-            [(b.submitted - t0, b.started - b.submitted) for b in own],
-            (row - 0.3, 0.6),
-            color="tab:orange",
-            alpha=0.35,
-            label="queue" if row == 0 else None,
+            waits, (row - 0.3, 0.6), color="tab:orange", alpha=0.35, label="queue" if first else None
         )
-        ax.broken_barh(
-            [(b.started - t0, b.quantum_seconds or 0.0) for b in own if b.ended is not None],
-            (row - 0.3, 0.6),
-            color="tab:blue",
-            label="execution" if row == 0 else None,
-        )
+        ax.broken_barh(runs, (row - 0.3, 0.6), color="tab:blue", label="execution" if first else None)
     ax.set(
         yticks=range(len(names)),
         yticklabels=names,
@@ -202,11 +223,14 @@ def save_figures(batches: Sequence[Batch], summary: Summary, directory: str | Pa
         title=f"vQPU timeline, occupancy {summary.occupancy:.2f}",
     )
     ax.legend(loc="upper right")
-    fig.tight_layout()
-    timeline = directory / "timeline.png"
-    fig.savefig(timeline, dpi=120)
-    plt.close(fig)
+    return fig
 
+
+def _plot_jobs(batches: Sequence[Batch], summary: Summary) -> Figure:
+    """Return a bar chart of each job's runtime and mean queue time."""
+    import matplotlib.pyplot as plt
+
+    names = [j.job for j in summary.jobs]
     fig, ax = plt.subplots(figsize=(max(4, 0.6 * len(names) + 2), 3.5))
     x = range(len(names))
     ax.bar([i - 0.2 for i in x], [j.runtime_seconds for j in summary.jobs], 0.4, label="runtime")
@@ -214,11 +238,7 @@ def save_figures(batches: Sequence[Batch], summary: Summary, directory: str | Pa
     ax.set(xticks=list(x), ylabel="seconds", title="per-job times")
     ax.set_xticklabels(names, rotation=45, ha="right")
     ax.legend()
-    fig.tight_layout()
-    jobs = directory / "jobs.png"
-    fig.savefig(jobs, dpi=120)
-    plt.close(fig)
-    return [timeline, jobs]
+    return fig
 
 
 def write_json(summary: Summary, path: str | Path) -> None:

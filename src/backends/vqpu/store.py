@@ -22,7 +22,7 @@ import json
 import queue
 import sqlite3
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
@@ -56,6 +56,9 @@ CREATE TABLE IF NOT EXISTS batches (
 );
 CREATE INDEX IF NOT EXISTS batches_status ON batches (status, id);
 """
+
+#: A queued write: the function to run on the write connection and the future of its result.
+_Write = tuple[Callable[[sqlite3.Connection], T], Future[T]]
 
 _COLUMNS = (
     "id, job, key, circuits, qubits, shots, seed, status, submitted, started, ended, "
@@ -113,7 +116,7 @@ class Batch:
     fetched: int
 
     @classmethod
-    def from_row(cls, row: tuple) -> Batch:
+    def from_row(cls, row: Sequence[Any]) -> Batch:
         """Build a batch from a row selected with the store's column list."""
         values = list(row)
         values[13] = None if values[13] is None else json.loads(values[13])
@@ -152,11 +155,11 @@ class Store:
         supported (readers need a file).
     """
 
-    def __init__(self, path: str | Path):
+    def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        self._writes: queue.Queue = queue.Queue()
+        self._writes: queue.Queue[_Write[Any] | None] = queue.Queue()
         self._local = threading.local()
-        ready: Future = Future()
+        ready: Future[None] = Future()
         self._writer = threading.Thread(
             target=self._write_loop, args=(ready,), name="vqpu-db-writer", daemon=True
         )
@@ -164,7 +167,7 @@ class Store:
         ready.result()
 
     # -- writer ---------------------------------------------------------------------------------
-    def _write_loop(self, ready: Future) -> None:
+    def _write_loop(self, ready: Future[None]) -> None:
         try:
             conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
             conn.execute("PRAGMA journal_mode=WAL")
@@ -201,7 +204,7 @@ class Store:
         Exception
             Whatever ``fn`` raised; the transaction is rolled back and the writer keeps running.
         """
-        future: Future = Future()
+        future: Future[T] = Future()
         self._writes.put((fn, future))
         return future.result()
 
@@ -219,7 +222,7 @@ class Store:
             self._local.conn = conn
         return conn
 
-    def query(self, sql: str, params: tuple = ()) -> list[tuple]:
+    def query(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         """Run a read-only query on this thread's reader connection."""
         return self._reader().execute(sql, params).fetchall()
 
@@ -258,25 +261,27 @@ class Store:
             False when the key was known (idempotent resubmission).
         """
 
-        def insert(conn: sqlite3.Connection) -> tuple[int, bool]:
-            known = conn.execute("SELECT id FROM batches WHERE job = ? AND key = ?", (job, key)).fetchone()
-            if known:
-                return known[0], False
-            if max_queue is not None:
+        def insert(conn: sqlite3.Connection) -> tuple[Batch, bool]:
+            by_key = (job, key)
+            created = (
+                conn.execute("SELECT id FROM batches WHERE job = ? AND key = ?", by_key).fetchone() is None
+            )
+            if created and max_queue is not None:
                 (pending,) = conn.execute(
                     "SELECT count(*) FROM batches WHERE status IN ('queued', 'running')"
                 ).fetchone()
                 if pending >= max_queue:
                     raise QueueFullError(pending, max_queue)
-            cur = conn.execute(
-                "INSERT INTO batches (job, key, payload, circuits, qubits, shots, seed, submitted) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (job, key, payload, circuits, qubits, shots, seed, submitted),
-            )
-            return cur.lastrowid, True
+            if created:
+                conn.execute(
+                    "INSERT INTO batches (job, key, payload, circuits, qubits, shots, seed, submitted) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (job, key, payload, circuits, qubits, shots, seed, submitted),
+                )
+            row = conn.execute(f"SELECT {_COLUMNS} FROM batches WHERE job = ? AND key = ?", by_key).fetchone()
+            return Batch.from_row(row), created
 
-        batch_id, created = self.write(insert)
-        return self.get(batch_id), created
+        return self.write(insert)
 
     def requeue_interrupted(self) -> int:
         """Put batches left ``running`` by a dead server back in the queue; return how many."""
@@ -338,7 +343,7 @@ class Store:
 class QueueFullError(RuntimeError):
     """The queue already holds ``max_queue`` unfinished batches."""
 
-    def __init__(self, pending: int, max_queue: int):
+    def __init__(self, pending: int, max_queue: int) -> None:
         super().__init__(f"queue is full: {pending} batches waiting, limit {max_queue}; retry later")
 
 

@@ -6,12 +6,15 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any, TextIO
+
+import networkx as nx
 
 from ..mis.errors import BBQMISError
 from ..mis.graphio import read_graph
 from .executors import KINDS, make_executor
 from .result import ColoringResult
-from .samplers import get_sampler
+from .samplers import QAOASampler, get_sampler
 from .search import color_graph
 from .tree import STRATEGIES
 
@@ -106,7 +109,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _sampler_options(args) -> dict:
+def _sampler_options(args: argparse.Namespace) -> dict[str, Any]:
     if args.sampler == "qaoa":
         return {
             "backend": args.backend,
@@ -120,22 +123,26 @@ def _sampler_options(args) -> dict:
 
 
 class _Progress:
-    """One self-overwriting status line on a terminal, a line every 10 s otherwise."""
+    """One self-overwriting status line on a terminal; otherwise a line per phase and every 10 s."""
 
-    def __init__(self, stream):
+    def __init__(self, stream: TextIO) -> None:
         self.stream = stream
         self.tty = stream.isatty()
         self.last = -10.0
+        self.phase = ""
 
     def __call__(self, state: dict) -> None:
-        if not self.tty and state["elapsed"] - self.last < 10.0:
+        if not self.tty and state["elapsed"] - self.last < 10.0 and state["phase"] == self.phase:
             return
-        self.last = state["elapsed"]
-        bound = "-" if state["bound"] is None else state["bound"]
-        line = (
-            f"nodes {state['nodes']:>7} | open {state['open']:>6} | colours {state['incumbent']:>3} "
-            f"| bound {bound:>3} | {state['elapsed']:8.1f} s"
-        )
+        self.last, self.phase = state["elapsed"], state["phase"]
+        where = f"component {state['component']}/{state['components']} {state['phase']:<6}"
+        line = f"{where} | {state['elapsed']:8.1f} s | {state['memory_gb']:6.2f} GB"
+        if state["phase"] == "search":
+            bound = "-" if state["bound"] is None else state["bound"]
+            line += (
+                f" | nodes {state['nodes']:>7} | open {state['open']:>6} | colours {state['incumbent']:>3}"
+                f" | bound {bound:>3}"
+            )
         self.stream.write(("\r" + line) if self.tty else line + "\n")
         self.stream.flush()
 
@@ -144,7 +151,7 @@ class _Progress:
             self.stream.write("\n")
 
 
-def format_result(result: ColoringResult, graph, sampler: str, backend: str | None) -> str:
+def format_result(result: ColoringResult, graph: nx.Graph, sampler: str, backend: str | None) -> str:
     """Human-readable summary table of a result."""
     stats = result.stats
     s = stats["sampler"]
@@ -195,7 +202,7 @@ def main(argv: list[str] | None = None) -> int:
             raise BBQMISError("--resume needs --checkpoint FILE")
         graph = read_graph(args.graph)
         sampler = get_sampler(args.sampler, **_sampler_options(args))
-        if args.sampler == "qaoa":
+        if isinstance(sampler, QAOASampler):
             sampler.solver.device()  # fail now on a bad spec or a missing token, not in a worker
         with make_executor(args.executor, args.workers) as executor:
             if executor is None:  # an MPI worker rank: it served tasks until rank 0 finished

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from contextlib import contextmanager
+from typing import Any, TypeVar
 
 from backends.validation import check_choice, check_positive_int
 
@@ -20,12 +21,14 @@ __all__ = ["SerialExecutor", "executor_workers", "make_executor", "under_mpi"]
 
 KINDS = ("auto", "serial", "process", "mpi")
 
+_T = TypeVar("_T")
+
 
 class SerialExecutor(Executor):
     """Runs each task at submission, in this process; for reproducible, single-core runs."""
 
-    def submit(self, fn, /, *args, **kwargs) -> Future:  # noqa: D102
-        future: Future = Future()
+    def submit(self, fn: Callable[..., _T], /, *args: Any, **kwargs: Any) -> Future[_T]:  # noqa: D102
+        future: Future[_T] = Future()
         try:
             future.set_result(fn(*args, **kwargs))
         except BaseException as exc:  # handed to the caller through the future

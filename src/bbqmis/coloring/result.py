@@ -26,6 +26,10 @@ class ColoringResult:
         A proven lower bound on the chromatic number.
     optimal : bool
         True exactly when ``num_colors == lower_bound``.
+    stopped : str or None
+        Why the run ended before proving optimality: ``"time_limit"``, ``"node_limit"``,
+        ``"memory_limit"`` or ``"interrupted"``; None when it finished (optimal, or a
+        heuristic run that exhausted its tree).
     stats : dict
         Search statistics: ``nodes_explored`` (node expansions, ``completions``
         of them enumerating the children a sampler missed), ``nodes_pruned``,
@@ -41,19 +45,21 @@ class ColoringResult:
     num_colors: int
     lower_bound: int
     optimal: bool
+    stopped: str | None = None
     stats: dict = field(default_factory=dict)
 
     def to_json(self) -> dict:
         """JSON-ready dict.
 
         Exactly the keys ``coloring`` (labels as strings), ``num_colors``,
-        ``lower_bound``, ``optimal`` and ``stats``.
+        ``lower_bound``, ``optimal``, ``stopped`` and ``stats``.
         """
         return {
             "coloring": {str(label): color for label, color in self.coloring.items()},
             "num_colors": self.num_colors,
             "lower_bound": self.lower_bound,
             "optimal": self.optimal,
+            "stopped": self.stopped,
             "stats": self.stats,
         }
 
@@ -73,8 +79,8 @@ def verify_coloring(graph: nx.Graph, coloring: dict) -> None:
 def color_classes(coloring: dict[Hashable, int]) -> tuple[frozenset, ...]:
     """The colour classes of ``coloring`` (vertex -> colour), in order of first appearance.
 
-    >>> color_classes({"a": 0, "b": 1, "c": 0})
-    (frozenset({'a', 'c'}), frozenset({'b'}))
+    >>> [sorted(c) for c in color_classes({"a": 0, "b": 1, "c": 0})]
+    [['a', 'c'], ['b']]
     """
     groups: dict[int, set] = {}
     for v, color in coloring.items():

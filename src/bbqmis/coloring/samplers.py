@@ -15,22 +15,21 @@ Samplers by name (see :func:`get_sampler`): ``"qaoa"``, ``"exact"``, ``"greedy"`
 from __future__ import annotations
 
 import itertools
-import math
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, TypeAlias, runtime_checkable
 
 import networkx as nx
 import numpy as np
 
 from backends.errors import InvalidParameterError
-from backends.validation import check_positive_int, check_random_state
+from backends.validation import SeedLike, check_positive_int, check_random_state
 
 from ..mis.classical import check_beta_range, simulated_annealing
 from ..mis.problem import MISProblem
-from ..solver import MISSamples, QuantumMISSolver
+from ..solver import MISSamples, QuantumMISSolver, Stats, add_stats, new_stats
 
 __all__ = [
     "MISSampler",
@@ -41,6 +40,7 @@ __all__ = [
     "AnnealingSampler",
     "QAOASampler",
     "get_sampler",
+    "iter_maximal_independent_sets",
     "maximal_independent_sets",
 ]
 
@@ -55,7 +55,7 @@ class Samples:
         Distinct maximal independent sets, best first (most frequent for samplers).
     complete : bool
         True when ``sets`` holds *every* maximal independent set of the graph.
-    stats : collections.Counter
+    stats : Stats
         Work done: ``calls``, ``circuits``, ``shots``, ``quantum_seconds``,
         ``fallbacks`` (components solved classically instead of on the device),
         ``cut_components`` (components sampled through circuit cutting), ``seconds``.
@@ -63,7 +63,7 @@ class Samples:
 
     sets: list[frozenset]
     complete: bool = False
-    stats: Counter = field(default_factory=Counter)
+    stats: Stats = field(default_factory=new_stats)
 
 
 @runtime_checkable
@@ -75,12 +75,58 @@ class MISSampler(Protocol):
 
     exhaustive: bool
 
-    def sample(self, graph: nx.Graph, seed=None) -> Samples:
+    def sample(self, graph: nx.Graph, seed: SeedLike = None) -> Samples:
         """Maximal independent sets of ``graph``."""
 
 
+#: Largest candidate pool in which the pivot is chosen exactly (else by degree).
+_EXACT_PIVOT_POOL = 256
+
+
+def iter_maximal_independent_sets(graph: nx.Graph) -> Iterator[frozenset]:
+    """Every maximal independent set, one at a time.
+
+    Bron-Kerbosch with Tomita's pivot, run on the complement without building it: the
+    candidates that may join a set with ``v`` are those *not* adjacent to ``v``, so each
+    step costs the degrees of the graph itself, and a sparse graph of thousands of
+    vertices is enumerated as cheaply as a small one. The search is iterative (no
+    recursion limit) and its order is deterministic for a graph built in the same order,
+    so an enumeration can be resumed by skipping the sets already seen.
+
+    Yields
+    ------
+    frozenset
+        One maximal independent set; only ``frozenset()`` for the empty graph.
+
+    Examples
+    --------
+    >>> sorted(sorted(s) for s in iter_maximal_independent_sets(nx.path_graph(4)))
+    [[0, 2], [0, 3], [1, 3]]
+    """
+    neighbours = {v: set(graph[v]) for v in graph}
+    stack: list[tuple[frozenset, set, set]] = [(frozenset(), set(graph), set())]
+    while stack:
+        chosen, candidates, excluded = stack.pop()
+        if not candidates:
+            if not excluded:
+                yield chosen
+            continue
+        # The pivot leaves the fewest branches: candidates adjacent to it (as it may not
+        # join a set with them) are the only ones besides itself worth branching on.
+        pool = candidates | excluded
+        if len(pool) > _EXACT_PIVOT_POOL:  # choosing the best pivot would cost O(pool x degree)
+            pivot = max(candidates, key=lambda u: len(neighbours[u]))
+        else:
+            pivot = max(pool, key=lambda u: len(candidates & neighbours[u]))
+        branches = sorted((candidates & neighbours[pivot]) | ({pivot} & candidates), key=str, reverse=True)
+        for v in branches:
+            stack.append((chosen | {v}, candidates - neighbours[v] - {v}, excluded - neighbours[v] - {v}))
+            candidates = candidates - {v}
+            excluded = excluded | {v}
+
+
 def maximal_independent_sets(graph: nx.Graph, limit: int | None = None) -> tuple[list[frozenset], bool]:
-    """All maximal independent sets (Bron-Kerbosch on the complement, per component).
+    """All maximal independent sets (at most ``limit``), largest first.
 
     Parameters
     ----------
@@ -95,15 +141,10 @@ def maximal_independent_sets(graph: nx.Graph, limit: int | None = None) -> tuple
     complete : bool
         False when ``limit`` cut the enumeration short.
     """
-    parts = []
-    for nodes in sorted(nx.connected_components(graph), key=min):
-        found = [frozenset(c) for c in nx.find_cliques(nx.complement(graph.subgraph(nodes)))]
-        parts.append(sorted(found, key=lambda s: (-len(s), sorted(map(str, s)))))
-    total = math.prod(map(len, parts))
-    count = total if limit is None else min(total, limit)
-    return [
-        frozenset().union(*combo) for combo in itertools.islice(itertools.product(*parts), count)
-    ], count == total
+    stream = iter_maximal_independent_sets(graph)
+    found = list(itertools.islice(stream, limit))
+    complete = limit is None or next(stream, None) is None
+    return sorted(found, key=lambda s: (-len(s), sorted(map(str, s)))), complete
 
 
 class ExactSampler:
@@ -118,13 +159,13 @@ class ExactSampler:
 
     exhaustive = True
 
-    def __init__(self, limit: int = 100_000):
+    def __init__(self, limit: int = 100_000) -> None:
         self.limit = check_positive_int(limit, "limit")
 
-    def sample(self, graph: nx.Graph, seed=None) -> Samples:  # noqa: D102
+    def sample(self, graph: nx.Graph, seed: SeedLike = None) -> Samples:  # noqa: D102
         start = time.perf_counter()
         sets, complete = maximal_independent_sets(graph, self.limit)
-        return Samples(sets, complete, Counter(calls=1, seconds=time.perf_counter() - start))
+        return Samples(sets, complete, new_stats(calls=1, seconds=time.perf_counter() - start))
 
 
 class GreedySampler:
@@ -138,17 +179,19 @@ class GreedySampler:
 
     exhaustive = False
 
-    def __init__(self, num_sets: int = 16):
+    def __init__(self, num_sets: int = 16) -> None:
         self.num_sets = check_positive_int(num_sets, "num_sets")
 
-    def sample(self, graph: nx.Graph, seed=None) -> Samples:  # noqa: D102
+    def sample(self, graph: nx.Graph, seed: SeedLike = None) -> Samples:  # noqa: D102
         start = time.perf_counter()
         rng = check_random_state(seed)
         problem = MISProblem(graph)
         empty = np.zeros(problem.num_nodes)
         found = Counter(problem.to_nodes(problem.repair(empty, seed=rng)) for _ in range(self.num_sets))
         return Samples(
-            [s for s, _ in found.most_common()], False, Counter(calls=1, seconds=time.perf_counter() - start)
+            [s for s, _ in found.most_common()],
+            False,
+            new_stats(calls=1, seconds=time.perf_counter() - start),
         )
 
 
@@ -159,7 +202,7 @@ class _BitstringSampler:
 
     penalty = 2.0
 
-    def __init__(self, shots: int = 1024, max_sets: int = 64):
+    def __init__(self, shots: int = 1024, max_sets: int = 64) -> None:
         self.shots = check_positive_int(shots, "shots")
         self.max_sets = check_positive_int(max_sets, "max_sets")
 
@@ -167,11 +210,11 @@ class _BitstringSampler:
         """``shots`` bitstrings over the component's qubits."""
         raise NotImplementedError
 
-    def sample(self, graph: nx.Graph, seed=None) -> Samples:
+    def sample(self, graph: nx.Graph, seed: SeedLike = None) -> Samples:
         """Distinct maximal independent sets, most frequently sampled first."""
         start = time.perf_counter()
         rng = check_random_state(seed)
-        stats = Counter(calls=1)
+        stats = new_stats(calls=1)
         fixed = frozenset(v for v in graph if graph.degree(v) == 0)
         draws = [np.full(self.shots, fixed, dtype=object)]
         for nodes in sorted(nx.connected_components(graph), key=min):
@@ -179,7 +222,7 @@ class _BitstringSampler:
                 continue
             problem = MISProblem(graph.subgraph(nodes), penalty=self.penalty)
             samples = self._samples(problem, rng)
-            stats.update({key: value for key, value in samples.stats.items() if key not in _PER_CALL})
+            add_stats(stats, samples.stats, skip=_PER_CALL)
             sets = np.empty(len(samples.counts), dtype=object)
             sets[:] = [problem.to_nodes(bits) for bits in samples.repaired(problem, rng)]
             shots = np.repeat(np.arange(len(sets)), samples.counts)
@@ -205,7 +248,7 @@ class RandomSampler(_BitstringSampler):
     """
 
     def _samples(self, problem: MISProblem, rng: np.random.Generator) -> MISSamples:
-        return MISSamples.from_rows(rng.integers(0, 2, size=(self.shots, problem.num_nodes)), Counter())
+        return MISSamples.from_rows(rng.integers(0, 2, size=(self.shots, problem.num_nodes)), new_stats())
 
 
 class AnnealingSampler(_BitstringSampler):
@@ -222,7 +265,13 @@ class AnnealingSampler(_BitstringSampler):
     sweeps : int, default=200
     """
 
-    def __init__(self, shots: int = 64, max_sets: int = 64, beta_range=(0.1, 100.0), sweeps: int = 200):
+    def __init__(
+        self,
+        shots: int = 64,
+        max_sets: int = 64,
+        beta_range: Sequence[float] = (0.1, 100.0),
+        sweeps: int = 200,
+    ) -> None:
         super().__init__(shots, max_sets)
         self.beta_range = check_beta_range(beta_range)
         self.sweeps = check_positive_int(sweeps, "sweeps")
@@ -231,7 +280,7 @@ class AnnealingSampler(_BitstringSampler):
         rows = simulated_annealing(
             problem, num_reads=self.shots, num_sweeps=self.sweeps, beta_range=self.beta_range, seed=rng
         )
-        return MISSamples.from_rows(rows, Counter())
+        return MISSamples.from_rows(rows, new_stats())
 
 
 class QAOASampler(_BitstringSampler):
@@ -269,7 +318,7 @@ class QAOASampler(_BitstringSampler):
         sleep_factor: float = 0.0,
         cut: bool = True,
         max_cut_overhead: float = 256.0,
-    ):
+    ) -> None:
         super().__init__(shots, max_sets)
         self.solver = QuantumMISSolver(
             backend,
@@ -285,6 +334,9 @@ class QAOASampler(_BitstringSampler):
         return self.solver.sample(problem, rng)
 
 
+#: What :func:`get_sampler` and :func:`~bbqmis.color_graph` accept as a sampler.
+SamplerLike: TypeAlias = "str | MISSampler | Callable[[nx.Graph, SeedLike], Iterable[Iterable[Hashable]]]"
+
 _SAMPLERS: dict[str, Callable[..., MISSampler]] = {
     "qaoa": QAOASampler,
     "exact": ExactSampler,
@@ -299,15 +351,15 @@ class _CallableSampler:
 
     exhaustive = False
 
-    def __init__(self, function: Callable[[nx.Graph, object], Iterable]):
+    def __init__(self, function: Callable[[nx.Graph, SeedLike], Iterable[Iterable[Hashable]]]) -> None:
         self.function = function
 
-    def sample(self, graph, seed=None):
+    def sample(self, graph: nx.Graph, seed: SeedLike = None) -> Samples:
         sets = dict.fromkeys(frozenset(s) for s in self.function(graph, seed))
-        return Samples(list(sets), False, Counter(calls=1))
+        return Samples(list(sets), False, new_stats(calls=1))
 
 
-def get_sampler(sampler: str | MISSampler | Callable = "qaoa", **options) -> MISSampler:
+def get_sampler(sampler: SamplerLike = "qaoa", **options: Any) -> MISSampler:
     """A sampler by name, a sampler object, or a function ``f(graph, seed) -> sets``.
 
     Parameters

@@ -8,7 +8,7 @@ a maximal independent set of ``H`` containing ``v``. Such sets are exactly
 of ``H`` can be rearranged so that ``v``'s class is one of them; so branching over
 *all* of them is exhaustive, and the search can prove optimality.
 
-The sampler (QAOA, annealing, greedy, random, exact; see :mod:`bbqmis.samplers`)
+The sampler (QAOA, annealing, greedy, random, exact; see :mod:`bbqmis.coloring.samplers`)
 decides which children come first, and supplies early incumbents through a DSATUR
 completion of its best children. With ``exhaustive=True`` (the default) the children
 the sampler did not find are enumerated afterwards, lazily: a *completion node* with
@@ -18,45 +18,55 @@ it. With ``exhaustive=False`` only sampled sets (of ``H`` itself, not forced to 
 only when the incumbent meets the root lower bound.
 
 A node's bound is its colours plus the best lower bound of ``H``
-(:func:`bbqmis.bounds.chromatic_lower_bound`: clique, odd cycle, Hoffman, Edwards,
+(:func:`bbqmis.coloring.bounds.adjacency_bounds`: clique, odd cycle, Hoffman, Edwards,
 inertia; rounded up). The manager (this process) holds the queue, the incumbent and one
 table of residual vertex sets seen by all workers, so no residual is explored twice.
 Workers run on any :class:`concurrent.futures.Executor`.
+
+Before any tree, the graph is split into connected components, each coloured on its own
+(:mod:`bbqmis.coloring.component`): easy classes are settled without search, low-degree
+vertices are peeled off, and a component that cannot raise the colours the graph needs is
+only coloured greedily. Time, node and memory limits hold in every phase
+(:mod:`bbqmis.coloring.limits`); a limit ends the run with the best colouring, the proven
+bound, ``optimal=False`` and the reason in ``ColoringResult.stopped``.
 """
 
 from __future__ import annotations
 
 import os
-import time
-from collections.abc import Callable
-from concurrent.futures import FIRST_COMPLETED, Executor, wait
+from collections.abc import Callable, Hashable
+from concurrent.futures import Executor
+from typing import Any
 
 import networkx as nx
 
 from backends.errors import InvalidParameterError
-from backends.validation import check_choice, check_nonnegative, check_positive_int
+from backends.validation import check_choice, check_nonnegative
 
-from .bounds import chromatic_lower_bound
+from .bounds import dsatur_coloring
 from .checkpoint import Checkpoint
-from .executors import SerialExecutor, executor_workers
-from .expand import expand
-from .result import ColoringResult, color_classes, verify_coloring
-from .samplers import MISSampler, get_sampler
-from .tree import STRATEGIES, Node, SearchState, progress_snapshot
+from .component import ComponentOutcome, SearchContext, color_component
+from .executors import SerialExecutor
+from .limits import Clock, Every, Limits, resident_memory_gb
+from .reduce import components, merge_colorings
+from .result import ColoringResult, verify_coloring
+from .samplers import SamplerLike, get_sampler
+from .tree import STRATEGIES
 
 __all__ = ["ColoringResult", "color_graph", "verify_coloring"]
 
-#: networkx greedy strategies whose best colouring is the first incumbent.
-_GREEDY = ("DSATUR", "largest_first", "smallest_last")
+#: Statistics of the component searches that add up over components.
+_SUMMED = ("nodes_explored", "completions", "nodes_pruned", "duplicates", "open_nodes", "peeled")
 
 
 def color_graph(
     graph: nx.Graph,
-    sampler: str | MISSampler | Callable = "qaoa",
+    sampler: SamplerLike = "qaoa",
     executor: Executor | None = None,
     *,
     time_limit: float | None = None,
     node_limit: int | None = None,
+    memory_limit: float | None = None,
     checkpoint: str | os.PathLike | None = None,
     resume: bool = False,
     checkpoint_interval: float = 30.0,
@@ -78,14 +88,21 @@ def color_graph(
         Where node expansions run (serial in this process by default; a
         ``ProcessPoolExecutor`` or mpi4py's ``MPIPoolExecutor`` work unchanged).
     time_limit : float, optional
-        Seconds of search after which the best colouring so far is returned.
+        Seconds after which the best colouring so far is returned; every phase (bounds,
+        heuristics, expansions on workers) stops by itself at this time.
     node_limit : int, optional
         Node expansions after which the search stops.
+    memory_limit : float, optional
+        GB of resident memory of this process; near 60 % of it the search turns
+        depth-first and drops its table of seen residuals, at 90 % it stops. Default
+        half of the memory available to the process.
     checkpoint : path, optional
         JSON file written atomically every ``checkpoint_interval`` seconds and at the
-        end: incumbent, open nodes (including running ones), seen residuals, statistics.
+        end: components done, incumbent, open nodes (including running ones), seen
+        residuals, statistics, the settings and a checksum.
     resume : bool, default=False
-        Continue from ``checkpoint`` if the file exists (it must be for the same graph).
+        Continue from ``checkpoint`` if the file exists (it must be for the same graph and
+        the same settings).
     checkpoint_interval : float, default=30.0
         Seconds between checkpoint writes.
     strategy : {"best-first", "depth-first"}, default="best-first"
@@ -96,8 +113,9 @@ def color_graph(
     seed : int, optional
         Makes the run reproducible (each node's sampler seed derives from it).
     progress : callable, optional
-        Called about twice a second with a dict: ``nodes``, ``open``, ``incumbent``,
-        ``bound``, ``elapsed``.
+        Called about twice a second with a dict: ``phase`` (``"clique"``, ``"bounds"``,
+        ``"search"``, ``"done"``), ``component`` and ``components``, ``elapsed``,
+        ``memory_gb``, and during a tree search ``nodes``, ``open``, ``incumbent``, ``bound``.
 
     Returns
     -------
@@ -108,7 +126,7 @@ def color_graph(
     InvalidParameterError
         For a directed graph, a multigraph, a self-loop or a bad parameter.
     SearchError
-        If ``resume`` finds a checkpoint of another graph.
+        If ``resume`` finds a checkpoint of another graph or settings, or a corrupt one.
 
     Examples
     --------
@@ -116,108 +134,130 @@ def color_graph(
     >>> result.num_colors, result.optimal
     (3, True)
     """
+    _check_graph(graph)
+    strategy = check_choice(strategy, "strategy", STRATEGIES)
+    limits = Limits.with_defaults(time_limit, node_limit, memory_limit)
+    interval = check_nonnegative(checkpoint_interval, "checkpoint_interval")
+    sampler = get_sampler(sampler)
+    settings = {
+        "exhaustive": bool(exhaustive),
+        "sampler": type(sampler).__name__,
+        "strategy": strategy,
+        "seed": seed,
+    }
+    store = None if checkpoint is None else Checkpoint(checkpoint, graph, settings)
+    saved = store.load() if store is not None and resume and store.exists() else {}
+    clock = Clock(limits, before=float(saved.get("elapsed", 0.0)))
+    nodes = list(graph)
+    index = {v: i for i, v in enumerate(nodes)}
+    parts = components(graph)
+    done: dict[int, ComponentOutcome] = {
+        int(i): ComponentOutcome.from_json(data, nodes) for i, data in saved.get("done", {}).items()
+    }
+    current: dict[str, Any] = {"component": 0, "tree": None}
+
+    def report(fields: dict[str, Any]) -> None:
+        if progress is not None:
+            snapshot = {"component": current["component"] + 1, "components": len(parts), **fields}
+            progress({**snapshot, "elapsed": clock.elapsed(), "memory_gb": round(resident_memory_gb(), 3)})
+
+    def save(tree: dict[str, Any] | None = None) -> None:
+        """Write the components finished without a limit, and the tree of the one in progress."""
+        if tree is not None:
+            current["tree"] = tree
+        if store is not None:
+            finished = {str(i): o.to_json(index) for i, o in done.items() if o.stopped is None}
+            search = (
+                None
+                if current["tree"] is None
+                else {"component": current["component"], "tree": current["tree"]}
+            )
+            store.save({"elapsed": clock.elapsed(), "done": finished, "search": search})
+
+    context = SearchContext(
+        sampler=sampler,
+        executor=executor or SerialExecutor(),
+        limits=limits,
+        clock=clock,
+        strategy=strategy,
+        exhaustive=exhaustive,
+        seed=seed,
+        report=report,
+        save_tree=save,
+        checkpoint_every=Every(interval),
+        checkpoint_name=str(checkpoint),
+        global_lower=max((outcome.lower_bound for outcome in done.values()), default=0),
+    )
+    saved_search = saved.get("search") or {}
+    stopped = any(outcome.stopped for outcome in done.values())
+    for i, part in enumerate(parts):
+        if i in done:
+            continue
+        if stopped:  # a limit was reached: the other components are only coloured greedily
+            done[i] = ComponentOutcome(dsatur_coloring(part), 0, "skipped")
+            continue
+        current["component"] = i
+        resumed_tree = saved_search.get("tree") if saved_search.get("component") == i else None
+        done[i] = color_component(part, context, resumed_tree)
+        context.global_lower = max(context.global_lower, done[i].lower_bound)
+        stopped = done[i].stopped is not None
+        if not stopped:
+            current["tree"] = None
+            if done[i].how.startswith("search"):
+                save()
+    save()
+    report({"phase": "done"})
+    return _result(graph, [done[i] for i in range(len(parts))], clock)
+
+
+def _check_graph(graph: nx.Graph) -> None:
+    """Raise unless ``graph`` is an undirected simple graph without self-loops."""
     if graph.is_directed() or graph.is_multigraph():
         raise InvalidParameterError("graph must be an undirected simple networkx.Graph")
-    loops = list(nx.selfloop_edges(graph))
-    if loops:
-        raise InvalidParameterError(f"graph has a self-loop at {loops[0][0]!r}: it cannot be coloured")
-    strategy = check_choice(strategy, "strategy", STRATEGIES)
-    time_limit = None if time_limit is None else check_nonnegative(time_limit, "time_limit")
-    node_limit = None if node_limit is None else check_positive_int(node_limit, "node_limit")
-    checkpoint_interval = check_nonnegative(checkpoint_interval, "checkpoint_interval")
-    sampler = get_sampler(sampler)
-    executor = executor or SerialExecutor()
-    search = SearchState(graph, sampler, strategy=strategy, exhaustive=exhaustive, seed=seed)
+    loop = next(iter(nx.selfloop_edges(graph)), None)
+    if loop is not None:
+        raise InvalidParameterError(f"graph has a self-loop at {loop[0]!r}: it cannot be coloured")
 
-    root_bounds = chromatic_lower_bound(graph)
-    root = frozenset(graph)
-    store = Checkpoint(checkpoint, graph) if checkpoint is not None else None
-    if store is not None and resume and store.path.exists():
-        store.load(search)
-    else:
-        for strategy_name in _GREEDY:
-            search.offer(color_classes(nx.greedy_color(graph, strategy=strategy_name)), strategy_name)
-        if root and root_bounds.value < search.best:
-            search.seen[root] = 0
-            search.push(Node((), root, root_bounds.value))
 
-    capacity = max(1, executor_workers(executor))
-    running: dict = {}
-    stop_reason = None
-    last_progress = last_checkpoint = time.perf_counter()
-    while search.heap or running:
-        if search.best <= root_bounds.value:
-            stop_reason = "bounds-met"
-            break
-        if time_limit is not None and search.elapsed() >= time_limit:
-            stop_reason = "time-limit"
-            break
-        started = search.stats["nodes_explored"] + len(running)
-        while search.heap and len(running) < capacity and (node_limit is None or started < node_limit):
-            node = search.pop()
-            if node.bound >= search.best:
-                search.stats["nodes_pruned"] += 1
-                continue
-            running[executor.submit(expand, search.task(node))] = node
-            started += 1
-        if not running:
-            stop_reason = "node-limit" if search.heap else "exhausted"
-            break
-        timeout = None if time_limit is None else max(0.0, time_limit - search.elapsed())
-        done, _ = wait(
-            running, timeout=min(0.5, timeout) if timeout is not None else 0.5, return_when=FIRST_COMPLETED
-        )
-        for future in done:
-            search.absorb(running.pop(future), future.result())
-        now = time.perf_counter()
-        if progress is not None and now - last_progress >= 0.5:
-            progress(progress_snapshot(search, running.values()))
-            last_progress = now
-        if store is not None and now - last_checkpoint >= checkpoint_interval:
-            store.save(search, running.values())
-            last_checkpoint = now
-    else:
-        stop_reason = "exhausted"
-    if stop_reason == "exhausted" and search.best <= root_bounds.value:
-        stop_reason = "bounds-met"
-
-    for future in running:
-        future.cancel()
-    exact = search.exhaustive and search.enumeration_complete
-    lower = root_bounds.value
-    if exact:
-        lower = max(
-            lower, search.frontier_bound(running.values()) if stop_reason != "exhausted" else search.best
-        )
-    if store is not None:
-        store.save(search, running.values())
-    labels = {v: graph.nodes[v].get("label", v) for v in graph}
-    coloring = {v: color for color, cls in enumerate(search.incumbent) for v in cls}
+def _result(graph: nx.Graph, outcomes: list[ComponentOutcome], clock: Clock) -> ColoringResult:
+    """Combine the components: the colours needed are the most any component needs."""
+    coloring: dict[Hashable, int] = merge_colorings(outcome.coloring for outcome in outcomes)
     verify_coloring(graph, coloring)
-    stats = {
-        **{
-            key: int(search.stats[key])
-            for key in ("nodes_explored", "completions", "nodes_pruned", "duplicates")
-        },
-        "open_nodes": len(search.heap) + len(running),
-        "root_lower_bound": root_bounds.value,
-        "root_bounds": root_bounds.__dict__.copy(),
-        "initial_colors": min(
-            (colors for _, colors, source in search.incumbents if source in _GREEDY), default=0
-        ),
-        "stop_reason": stop_reason,
-        "exhaustive": exact,
-        "strategy": strategy,
-        "seconds": round(search.elapsed(), 6),
-        "incumbents": search.incumbents,
-        "sampler": {key: float(value) for key, value in sorted(search.sampler_stats.items())},
-    }
-    if progress is not None:
-        progress(progress_snapshot(search, ()))
+    num_colors = len(set(coloring.values()))
+    lower = min(max((outcome.lower_bound for outcome in outcomes), default=0), num_colors)
+    stopped = next((outcome.stopped for outcome in outcomes if outcome.stopped), None)
+    labels = {v: graph.nodes[v].get("label", v) for v in graph}
     return ColoringResult(
         coloring={labels[v]: color for v, color in coloring.items()},
-        num_colors=search.best,
-        lower_bound=min(lower, search.best),
-        optimal=lower >= search.best,
-        stats=stats,
+        num_colors=num_colors,
+        lower_bound=lower,
+        optimal=lower >= num_colors,
+        stopped=None if lower >= num_colors else stopped,
+        stats=_stats(outcomes, clock, stopped, lower >= num_colors),
     )
+
+
+def _stats(
+    outcomes: list[ComponentOutcome], clock: Clock, stopped: str | None, optimal: bool
+) -> dict[str, Any]:
+    """Statistics over all components, with one summary per component that was searched."""
+    searched = [outcome for outcome in outcomes if outcome.stats]
+    stats: dict[str, Any] = {key: sum(int(o.stats.get(key, 0)) for o in searched) for key in _SUMMED}
+    sampler: dict[str, float] = {}
+    for outcome in searched:
+        for key, value in outcome.stats.get("sampler", {}).items():
+            sampler[key] = sampler.get(key, 0.0) + value
+    how = [outcome.how for outcome in outcomes]
+    stats.update(
+        components=len(outcomes),
+        settled_without_search=sum(not h.startswith("search") for h in how),
+        root_lower_bound=max((max(o.stats["root_bounds"].values()) for o in searched), default=0),
+        initial_colors=max((int(o.stats.get("initial_colors", 0)) for o in searched), default=0),
+        stop_reason=stopped or ("bounds_met" if optimal else "exhausted"),
+        exhaustive=all(o.stats.get("exhaustive", True) for o in searched),
+        seconds=round(clock.elapsed(), 6),
+        incumbents=[inc for o in searched for inc in o.stats.get("incumbents", [])],
+        sampler=dict(sorted(sampler.items())),
+        searched=[{"how": o.how, "lower_bound": o.lower_bound, "colors": o.num_colors} for o in searched],
+    )
+    return stats

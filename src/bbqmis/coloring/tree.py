@@ -1,35 +1,85 @@
-"""The manager side of the search: the queue of open nodes, the incumbent, the seen residuals."""
+"""The manager side of the search: the queue of open nodes, the incumbent, the seen residuals.
+
+The tree works on a graph whose vertices are the integers ``0..n-1`` and stores every vertex
+set as a Python integer used as a bitset (bit ``v`` set when ``v`` is in the set): a node of
+a 125-vertex graph costs a few hundred bytes instead of tens of kilobytes of frozensets,
+which is what keeps the open list and the table of seen residuals within a memory limit.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import heapq
 import itertools
-import time
-from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-import numpy as np
+import networkx as nx
 
-from .expand import Expansion, Task, stable_rank
+from ..solver import Stats, add_stats, new_stats
+from .expand import Expansion, Task
+from .limits import Clock
 from .result import color_classes
+from .samplers import MISSampler
 
-__all__ = ["STRATEGIES", "Node", "SearchState", "progress_snapshot"]
+__all__ = ["STRATEGIES", "Node", "SearchState", "from_bits", "progress_snapshot", "to_bits"]
 
 #: Queue orders: lowest bound first (deepest on ties), or deepest first.
 STRATEGIES = ("best-first", "depth-first")
 
 
+def to_bits(vertices: Iterable[int]) -> int:
+    """The bitset of a set of integer vertices.
+
+    >>> bin(to_bits([0, 2, 3]))
+    '0b1101'
+    """
+    bits = 0
+    for v in vertices:
+        bits |= 1 << v
+    return bits
+
+
+def from_bits(bits: int) -> list[int]:
+    """The vertices of a bitset, in increasing order.
+
+    >>> from_bits(0b1101)
+    [0, 2, 3]
+    """
+    vertices = []
+    while bits:
+        low = bits & -bits
+        vertices.append(low.bit_length() - 1)
+        bits ^= low
+    return vertices
+
+
 @dataclass
 class Node:
-    """An open tree node: the colour classes so far and the residual vertex set."""
+    """An open tree node: the colour classes so far and the residual vertex set, as bitsets.
 
-    classes: tuple[frozenset, ...]
-    residual: frozenset
+    Attributes
+    ----------
+    classes : tuple of int
+        One bitset per colour class chosen so far.
+    residual : int
+        Bitset of the vertices still to colour.
+    bound : int
+        Lower bound on the colours of any colouring in this subtree.
+    complete : bool
+        A completion node: enumerate the children not generated yet (those in ``skip`` were).
+    skip : frozenset of int
+        Bitsets of the classes the sampler generated in an earlier expansion of the node.
+    offset : int
+        Sets of the exhaustive enumeration that earlier expansions generated.
+    """
+
+    classes: tuple[int, ...]
+    residual: int
     bound: int
-    complete: bool = False  # a completion node: enumerate the children not yet generated
-    skip: frozenset = frozenset()
+    complete: bool = False
+    skip: frozenset[int] = frozenset()
+    offset: int = 0
 
     @property
     def depth(self) -> int:
@@ -38,24 +88,46 @@ class Node:
 
 
 class SearchState:
-    """Mutable state of one search: queue, incumbent, seen residuals, statistics."""
+    """Mutable state of one tree search: queue, incumbent, seen residuals, statistics.
 
-    def __init__(self, graph, sampler, *, strategy, exhaustive, seed):
+    Parameters
+    ----------
+    graph : networkx.Graph
+        The graph to colour, with vertices ``0..n-1``.
+    sampler : MISSampler
+        Branching sampler, sent to workers with every task.
+    strategy : {"best-first", "depth-first"}
+    exhaustive : bool
+        Branch on every maximal set containing the branching vertex (exact search).
+    seed : int or None
+        Seed from which every node's sampler seed derives.
+    clock : Clock
+        The run's clock; incumbents are stamped with its seconds.
+    """
+
+    def __init__(
+        self,
+        graph: nx.Graph,
+        sampler: MISSampler,
+        *,
+        strategy: str,
+        exhaustive: bool,
+        seed: int | None,
+        clock: Clock,
+    ) -> None:
         self.graph = graph
         self.sampler = sampler
         self.strategy = strategy
         self.exhaustive = exhaustive
         self.seed = 0 if seed is None else int(seed)
+        self.clock = clock
         self.counter = itertools.count()
         self.heap: list = []
-        self.seen: dict[frozenset, int] = {}
-        self.sampler_stats: Counter = Counter()
-        self.stats = Counter()
-        self.incumbent: tuple[frozenset, ...] = ()
+        self.seen: dict[int, int] = {}
+        self.sampler_stats: Stats = new_stats()
+        self.stats: Stats = new_stats()
+        self.incumbent: tuple[int, ...] = ()
         self.incumbents: list = []
-        self.enumeration_complete = True
-        self.elapsed_before = 0.0
-        self.start = time.perf_counter()
 
     def push(self, node: Node) -> None:
         """Queue ``node`` by the strategy's key."""
@@ -66,35 +138,51 @@ class SearchState:
         """Take the first node of the queue."""
         return heapq.heappop(self.heap)[-1]
 
+    def open_nodes(self) -> list[Node]:
+        """The queued nodes, in no particular order."""
+        return [entry[-1] for entry in self.heap]
+
+    def go_depth_first(self) -> None:
+        """Switch to depth-first order (the open list then grows by one level at a time)."""
+        if self.strategy != "depth-first":
+            self.strategy = "depth-first"
+            nodes, self.heap = self.open_nodes(), []
+            for node in nodes:
+                self.push(node)
+
     @property
     def best(self) -> int:
         """Colours of the incumbent."""
         return len(self.incumbent)
 
-    def elapsed(self) -> float:
-        """Seconds of search, earlier runs of a resumed search included."""
-        return self.elapsed_before + time.perf_counter() - self.start
-
-    def offer(self, classes: tuple[frozenset, ...], source: str) -> None:
-        """Take ``classes`` as incumbent if it uses fewer colours; ``source`` names its origin."""
+    def offer(self, classes: tuple[int, ...], source: str) -> None:
+        """Take ``classes`` (bitsets) as incumbent if it uses fewer colours; ``source`` names its origin."""
         if not self.incumbent or len(classes) < self.best:
             self.incumbent = tuple(classes)
-            self.incumbents.append([round(self.elapsed(), 6), len(classes), source])
+            self.incumbents.append([round(self.clock.elapsed(), 6), len(classes), source])
 
-    def task(self, node: Node) -> Task:
-        """The worker task of ``node``, with a seed derived from the run seed and its residual."""
-        digest = hashlib.blake2b(
-            repr((self.seed, sorted(map(stable_rank, node.residual)))).encode(), digest_size=8
-        )
+    def task(self, node: Node, deadline: float) -> Task:
+        """The worker task of ``node``, with a seed derived from the run seed and its residual.
+
+        Parameters
+        ----------
+        node : Node
+        deadline : float
+            Wall-clock (:func:`time.time`) time at which the worker stops expanding.
+        """
+        digest = hashlib.blake2b(repr((self.seed, node.residual)).encode(), digest_size=8)
         return Task(
-            graph=self.graph.subgraph(node.residual).copy(),
+            graph=self.graph.subgraph(from_bits(node.residual)).copy(),
             depth=node.depth,
+            bound=node.bound,
             incumbent=self.best,
             complete=node.complete or self.sampler.exhaustive,
             exhaustive=self.exhaustive,
-            skip=node.skip,
+            skip=frozenset(frozenset(from_bits(bits)) for bits in node.skip),
+            offset=node.offset,
             sampler=self.sampler,
             seed=int.from_bytes(digest.digest(), "big") >> 1,
+            deadline=deadline,
         )
 
     def absorb(self, node: Node, result: Expansion) -> None:
@@ -102,33 +190,35 @@ class SearchState:
         self.stats["nodes_explored"] += 1
         self.stats["completions"] += node.complete
         self.stats["nodes_pruned"] += result.pruned
-        self.sampler_stats.update(result.stats)
-        self.enumeration_complete &= result.complete
+        add_stats(self.sampler_stats, result.stats)
         if result.completion is not None:
             color_class, rest = result.completion
-            self.offer((*node.classes, color_class, *color_classes(rest)), "dsatur-completion")
+            rest_classes = tuple(to_bits(c) for c in color_classes(rest))
+            self.offer((*node.classes, to_bits(color_class), *rest_classes), "dsatur-completion")
         for color_class, bound in result.children:
-            residual = node.residual - color_class
+            bits = to_bits(color_class)
+            residual = node.residual & ~bits
             if bound >= self.best:
                 self.stats["nodes_pruned"] += 1
             elif not residual:
-                self.offer((*node.classes, color_class), "leaf")
-            elif self.seen.get(residual, np.inf) <= node.depth + 1:
+                self.offer((*node.classes, bits), "leaf")
+            elif self.seen.get(residual, node.depth + 2) <= node.depth + 1:
                 self.stats["duplicates"] += 1
             else:
                 self.seen[residual] = node.depth + 1
-                self.push(Node((*node.classes, color_class), residual, bound))
-        if self.exhaustive and not result.all_children:
-            self.push(Node(node.classes, node.residual, node.bound, True, result.generated))
+                self.push(Node((*node.classes, bits), residual, bound))
+        if self.exhaustive and result.next_offset is not None:
+            skip = node.skip | frozenset(to_bits(c) for c in result.generated)
+            self.push(Node(node.classes, node.residual, node.bound, True, skip, result.next_offset))
 
-    def frontier_bound(self, in_flight) -> int:
+    def frontier_bound(self, in_flight: Iterable[Node]) -> int:
         """Proven lower bound from the open and running nodes (exhaustive branching only)."""
-        bounds = [entry[-1].bound for entry in self.heap] + [node.bound for node in in_flight]
+        bounds = [node.bound for node in self.open_nodes()] + [node.bound for node in in_flight]
         return min([self.best, *bounds])
 
 
 def progress_snapshot(search: SearchState, running: Iterable[Node]) -> dict:
-    """Progress of the search: ``nodes``, ``open``, ``incumbent``, ``bound``, ``elapsed``."""
+    """Progress of the tree search: ``nodes``, ``open``, ``incumbent``, ``bound``, ``elapsed``."""
     running = list(running)
     bound = search.frontier_bound(running) if search.exhaustive else None
     return {
@@ -136,5 +226,5 @@ def progress_snapshot(search: SearchState, running: Iterable[Node]) -> dict:
         "open": len(search.heap) + len(running),
         "incumbent": search.best,
         "bound": bound,
-        "elapsed": search.elapsed(),
+        "elapsed": search.clock.elapsed(),
     }

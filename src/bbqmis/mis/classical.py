@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import networkx as nx
 import numpy as np
 
 from backends.errors import InvalidParameterError
-from backends.validation import check_positive_int, check_random_state
+from backends.validation import SeedLike, check_positive_int, check_random_state
 
-from .problem import MISProblem
+from .problem import MISProblem, WeightsLike
 
 __all__ = ["check_beta_range", "greedy_independent_set", "maximum_independent_set", "simulated_annealing"]
 
 
-def maximum_independent_set(graph: nx.Graph, weights=None) -> frozenset:
+def maximum_independent_set(graph: nx.Graph, weights: WeightsLike = None) -> frozenset:
     """Exact maximum (weight) independent set, as a maximum-weight clique of the complement.
 
     Exponential time: meant for graphs of up to a few dozen vertices.
@@ -43,7 +45,7 @@ def maximum_independent_set(graph: nx.Graph, weights=None) -> frozenset:
     return frozenset(clique)
 
 
-def greedy_independent_set(graph: nx.Graph, weights=None, seed=0) -> frozenset:
+def greedy_independent_set(graph: nx.Graph, weights: WeightsLike = None, seed: SeedLike = 0) -> frozenset:
     """Greedy maximal independent set: the largest ``w / (degree + 1)`` first (GWMIN).
 
     With unit weights this is the classical minimum-degree greedy. It is
@@ -64,7 +66,7 @@ def greedy_independent_set(graph: nx.Graph, weights=None, seed=0) -> frozenset:
     return problem.to_nodes(problem.repair(np.zeros(problem.num_nodes), seed=seed))
 
 
-def check_beta_range(beta_range) -> tuple[float, float]:
+def check_beta_range(beta_range: Sequence[float]) -> tuple[float, float]:
     """Return an annealing schedule's inverse temperatures ``(low, high)`` as floats.
 
     Raises
@@ -82,7 +84,12 @@ def check_beta_range(beta_range) -> tuple[float, float]:
 
 
 def simulated_annealing(
-    problem: MISProblem, *, num_reads: int = 64, num_sweeps: int = 1000, beta_range=(0.1, 100.0), seed=None
+    problem: MISProblem,
+    *,
+    num_reads: int = 64,
+    num_sweeps: int = 1000,
+    beta_range: Sequence[float] = (0.1, 100.0),
+    seed: SeedLike = None,
 ) -> np.ndarray:
     """Simulated annealing of the QUBO with dwave-samplers, one sample per read.
 

@@ -26,15 +26,21 @@ selects ``nodes[0]`` only.
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Mapping, Sequence
+from typing import TypeAlias
 
 import networkx as nx
 import numpy as np
+import numpy.typing as npt
 import scipy.sparse as sp
 
 from backends.errors import InvalidParameterError
-from backends.validation import check_random_state
+from backends.validation import SeedLike, check_random_state
 
 __all__ = ["MISProblem", "bits_from_strings"]
+
+#: Vertex weights: None (all 1), a node attribute name, a mapping node -> weight, or a sequence
+#: in node order.
+WeightsLike: TypeAlias = str | Mapping[Hashable, float] | Sequence[float] | np.ndarray | None
 
 
 def bits_from_strings(strings: str | Iterable[str], num_bits: int | None = None) -> np.ndarray:
@@ -58,7 +64,7 @@ def bits_from_strings(strings: str | Iterable[str], num_bits: int | None = None)
     [1, 0, 0]
     """
     single = isinstance(strings, str)
-    items = [strings] if single else list(strings)
+    items: list[str] = [strings] if isinstance(strings, str) else list(strings)
     width = num_bits if num_bits is not None else (len(items[0]) if items else 0)
     for s in items:
         if len(s) != width or set(s) - {"0", "1"}:
@@ -136,7 +142,7 @@ class MISProblem:
             for node in self.nodes
         ]
 
-    def _weights(self, weights) -> np.ndarray:
+    def _weights(self, weights: WeightsLike) -> np.ndarray:
         n = len(self.nodes)
         if weights is None:
             values = np.ones(n)
@@ -205,11 +211,11 @@ class MISProblem:
         return h, J, float(offset)
 
     # -- bitstrings ----------------------------------------------------------------
-    def _bits(self, bits) -> np.ndarray:
+    def _bits(self, bits: npt.ArrayLike) -> np.ndarray:
         if isinstance(bits, str) or (
             isinstance(bits, Sequence | np.ndarray) and len(bits) and isinstance(bits[0], str)
         ):
-            return bits_from_strings(bits, self.num_nodes)
+            return bits_from_strings(bits, self.num_nodes)  # type: ignore[arg-type]
         array = np.asarray(bits)
         if array.shape[-1:] != (self.num_nodes,) or array.ndim > 2:
             raise InvalidParameterError(
@@ -217,7 +223,7 @@ class MISProblem:
             )
         return array.astype(np.uint8)
 
-    def cost(self, bits) -> float | np.ndarray:
+    def cost(self, bits: npt.ArrayLike) -> float | np.ndarray:
         """QUBO cost ``f(x)``.
 
         Parameters
@@ -235,7 +241,7 @@ class MISProblem:
         )
         return float(value) if x.ndim == 1 else value
 
-    def is_independent(self, bits) -> bool | np.ndarray:
+    def is_independent(self, bits: npt.ArrayLike) -> bool | np.ndarray:
         """Whether the selected vertices are pairwise non-adjacent.
 
         Parameters
@@ -250,7 +256,7 @@ class MISProblem:
         ok = ~(x[..., self.edges[:, 0]] & x[..., self.edges[:, 1]]).any(-1)
         return bool(ok) if x.ndim == 1 else ok
 
-    def is_maximal(self, bits) -> bool:
+    def is_maximal(self, bits: npt.ArrayLike) -> bool:
         """Whether ``bits`` is an independent set to which no vertex can be added.
 
         Parameters
@@ -262,7 +268,7 @@ class MISProblem:
             return False
         return all(x[i] or x[self._neighbors[i]].any() for i in range(self.num_nodes))
 
-    def repair(self, bits, seed=None) -> np.ndarray:
+    def repair(self, bits: npt.ArrayLike, seed: SeedLike = None) -> np.ndarray:
         """Turn any bitstring into a maximal independent set.
 
         First, while the selection contains an edge, drop the selected vertex with
@@ -315,7 +321,7 @@ class MISProblem:
                 free_degree[nbrs[j]] -= 1
         return selected.astype(np.uint8)
 
-    def to_nodes(self, bits) -> frozenset:
+    def to_nodes(self, bits: npt.ArrayLike) -> frozenset:
         """The set of graph nodes selected by ``bits`` (one bitstring)."""
         x = self._bits(bits)
         return frozenset(self.nodes[i] for i in np.flatnonzero(x))

@@ -32,17 +32,24 @@ from __future__ import annotations
 
 import time
 from dataclasses import asdict, dataclass
+from typing import Any, TypeAlias
 
 import numpy as np
+import numpy.typing as npt
 import scipy.optimize
 import scipy.sparse as sp
 from qiskit.circuit import Parameter, QuantumCircuit
 
+from backends.base import QuantumBackend
 from backends.errors import InvalidParameterError
 from backends.registry import shared_backend
 from backends.validation import check_positive_int
 
 __all__ = ["QAOAAngles", "circuit", "expectation", "optimize", "sample", "ClosedForm"]
+
+#: An Ising problem: an object with ``ising() -> (h, J, offset)`` such as :class:`MISProblem`, or the
+#: tuple itself.
+IsingLike: TypeAlias = Any
 
 
 @dataclass(frozen=True)
@@ -72,7 +79,7 @@ class QAOAAngles:
         return asdict(self)
 
 
-def _ising(problem) -> tuple[np.ndarray, sp.csr_array, float]:
+def _ising(problem: IsingLike) -> tuple[np.ndarray, sp.csr_array, float]:
     """(h, J upper triangular, offset) from a problem with ``.ising()`` or a tuple."""
     h, J, offset = problem.ising() if hasattr(problem, "ising") else problem
     h = np.asarray(h, dtype=float)
@@ -82,7 +89,9 @@ def _ising(problem) -> tuple[np.ndarray, sp.csr_array, float]:
     return h, J, float(offset)
 
 
-def circuit(problem, *, measure: bool = True) -> tuple[QuantumCircuit, tuple[Parameter, Parameter]]:
+def circuit(
+    problem: IsingLike, *, measure: bool = True
+) -> tuple[QuantumCircuit, tuple[Parameter, Parameter]]:
     """Parametrised p = 1 QAOA circuit.
 
     Parameters
@@ -141,7 +150,7 @@ class ClosedForm:
     0.0
     """
 
-    def __init__(self, problem):
+    def __init__(self, problem: IsingLike) -> None:
         h, J, offset = _ising(problem)
         n = h.size
         coo = J.tocoo()
@@ -156,7 +165,7 @@ class ClosedForm:
         indptr = np.r_[0, np.cumsum(np.bincount(src, minlength=n))]
         keys = src * n + dst
 
-        def around(centre, other):
+        def around(centre: np.ndarray, other: np.ndarray) -> tuple[np.ndarray, ...]:
             """Half-edges (centre, w), w != other, for every edge, split by w's adjacency to other."""
             degree = indptr[centre + 1] - indptr[centre]
             edge = np.repeat(np.arange(eu.size), degree)
@@ -213,7 +222,9 @@ class ClosedForm:
         second = only_u * only_v * (np.cos(2 * g * (hu - hv)) * minus - np.cos(2 * g * (hu + hv)) * plus)
         return a, (self._ej * first).sum(-1), (self._ej * second).sum(-1)
 
-    def __call__(self, gamma, beta, *, chunk: int = 1 << 22) -> float | np.ndarray:
+    def __call__(
+        self, gamma: npt.ArrayLike, beta: npt.ArrayLike, *, chunk: int = 1 << 22
+    ) -> float | np.ndarray:
         """Expected QUBO cost at broadcastable arrays of angles.
 
         Parameters
@@ -250,7 +261,7 @@ def _ragged_arange(lengths: np.ndarray) -> np.ndarray:
     return np.arange(total) - starts
 
 
-def expectation(problem, gamma, beta) -> float | np.ndarray:
+def expectation(problem: IsingLike, gamma: npt.ArrayLike, beta: npt.ArrayLike) -> float | np.ndarray:
     """Closed-form expectation of the QUBO cost for p = 1 QAOA.
 
     Parameters
@@ -275,7 +286,7 @@ def expectation(problem, gamma, beta) -> float | np.ndarray:
 
 
 def optimize(
-    problem,
+    problem: IsingLike,
     *,
     grid: tuple[int, int] = (40, 20),
     gamma_max: float | None = None,
@@ -307,10 +318,10 @@ def optimize(
         gamma_max = np.pi / scale if scale > 0 else np.pi
     gammas = np.linspace(0, gamma_max, n_gamma + 1)[1:]
     betas = np.linspace(0, np.pi, n_beta, endpoint=False)
-    values = energy(gammas[:, None], betas[None, :])
+    values = np.asarray(energy(gammas[:, None], betas[None, :]))
     i, j = np.unravel_index(np.argmin(values), values.shape)
     result = scipy.optimize.minimize(
-        lambda x: energy(x[0], x[1]),
+        lambda x: float(energy(x[0], x[1])),
         x0=[gammas[i], betas[j]],
         method=method,
         bounds=[(0.0, gamma_max), (-np.pi, 2 * np.pi)],
@@ -327,7 +338,13 @@ def optimize(
     )
 
 
-def sample(problem, angles, backend=None, shots: int = 1024, seed=None) -> dict[str, int]:
+def sample(
+    problem: IsingLike,
+    angles: QAOAAngles | tuple[float, float],
+    backend: str | QuantumBackend | None = None,
+    shots: int = 1024,
+    seed: int | None = None,
+) -> dict[str, int]:
     """Sample bitstrings from the p = 1 QAOA state.
 
     Parameters

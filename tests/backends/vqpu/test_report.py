@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 
 import pytest
 
@@ -87,18 +86,3 @@ def test_report_command(synthetic_db, tmp_path, capsys):
     assert data["quantum_seconds"] == 4.0 and [j["job"] for j in data["jobs"]] == ["a", "b"]
     assert (tmp_path / "fig" / "timeline.png").stat().st_size > 1000
     assert (tmp_path / "fig" / "jobs.png").stat().st_size > 1000
-
-
-def test_store_writer_survives_a_failed_write(tmp_path):
-    store = Store(tmp_path / "s.sqlite")
-    with pytest.raises(sqlite3.OperationalError):
-        store.write(lambda conn: conn.execute("INSERT INTO nowhere VALUES (1)"))
-    batch, created = store.accept(
-        job="j", key="k", payload=b"x", circuits=1, qubits=1, shots=1, seed=None, submitted=1.0
-    )
-    same, again = store.accept(
-        job="j", key="k", payload=b"x", circuits=1, qubits=1, shots=1, seed=None, submitted=2.0
-    )
-    assert created and not again and same == batch and store.next_queued() == batch.id
-    store.close()
-    store.close()

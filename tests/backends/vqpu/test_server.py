@@ -11,7 +11,7 @@ import pytest
 from vqpu_helpers import ghz, loopback_socket, serve
 
 from backends.vqpu.api import VQPURejectedError, VQPUSession
-from backends.vqpu.server import Limits, TokenBook
+from backends.vqpu.server import Limits
 from backends.vqpu.store import read_batches
 from backends.vqpu.wire import encode_circuits
 
@@ -62,16 +62,6 @@ def test_tokens(physical, tmp_path):
     assert sorted({b.job for b in read_batches(tmp_path / "db.sqlite")}) == ["job-a", "job-c"]
 
 
-def test_token_file_errors(tmp_path):
-    bad = tmp_path / "tokens.txt"
-    bad.write_text("job-a secret-a\njob-b\n")
-    with pytest.raises(ValueError, match=r"tokens.txt, line 2: expected 'name token', got 1 fields"):
-        TokenBook(bad)
-    bad.write_text("job-a same\njob-b same\n")
-    with pytest.raises(ValueError, match="line 2: name or token 'job-b' appears twice"):
-        TokenBook(bad)
-
-
 LIMITS = Limits(max_payload_bytes=4000, max_shots=100, max_circuits=2, max_queue=2, max_qubits=3)
 
 
@@ -107,6 +97,11 @@ def test_bad_requests(physical, tmp_path):
             "detail": "body.shots: Input should be greater than or equal to 1",
         }
         assert httpx.get(f"{url}/nowhere").json() == {"error": "http_error", "detail": "Not Found"}
+        chunked = httpx.post(f"{url}/batches", content=iter([b'{"key": "k"}']))  # no Content-Length
+        assert (chunked.status_code, chunked.json()) == (
+            411,
+            {"error": "length_required", "detail": "send a Content-Length header"},
+        )
 
 
 def test_queue_limit(physical, tmp_path):

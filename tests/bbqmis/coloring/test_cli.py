@@ -25,7 +25,7 @@ def test_default_qaoa_run_proves_myciel3(tmp_path, capsys):
     printed = capsys.readouterr().out
     assert "optimal      yes" in printed and "qaoa on aer" in printed
     data = json.loads(out.read_text())
-    assert set(data) == {"coloring", "num_colors", "lower_bound", "optimal", "stats"}
+    assert set(data) == {"coloring", "num_colors", "lower_bound", "optimal", "stopped", "stats"}
     assert data["num_colors"] == 4 and data["optimal"] is True
     assert data["stats"]["sampler"]["circuits"] >= 1
     assert sorted(map(int, data["coloring"])) == list(range(1, 12))
@@ -118,8 +118,9 @@ def test_killed_run_resumes_without_losing_the_incumbent(tmp_path):
     state = None
     while time.monotonic() < deadline:
         if checkpoint.exists():
-            state = json.loads(checkpoint.read_text())
-            if state["stats"].get("nodes_explored", 0) >= 3:
+            search = json.loads(checkpoint.read_text())["search"]
+            state = search and search["tree"]
+            if state and state["stats"].get("nodes_explored", 0) >= 3:
                 break
         assert process.poll() is None, "the run finished before it could be killed; slow it down"
         time.sleep(0.1)

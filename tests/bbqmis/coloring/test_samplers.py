@@ -294,7 +294,10 @@ def test_get_sampler_rejects_other_types():
         (lambda: AnnealingSampler(sweeps=0), "sweeps must be a positive integer, got 0"),
         (lambda: QAOASampler(max_qubits=0), "max_qubits must be a positive integer, got 0"),
         (lambda: QAOASampler(sleep_factor=-1.0), "sleep_factor must be a finite number >= 0, got -1.0"),
-        (lambda: QAOASampler(backend=None), "backend must be a spec such as 'aer' or a QuantumBackend, got None"),
+        (
+            lambda: QAOASampler(backend=None),
+            "backend must be a spec such as 'aer' or a QuantumBackend, got None",
+        ),
     ],
 )
 def test_sampler_constructors_check_their_parameters(make, message):

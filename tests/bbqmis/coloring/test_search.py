@@ -87,7 +87,7 @@ def test_node_limit_returns_best_colouring_without_claiming_optimality():
     result = color_graph(graph, sampler="exact", node_limit=3, seed=0)
     check(graph, result, 6)
     assert not result.optimal
-    assert result.stats["stop_reason"] == "node-limit"
+    assert result.stats["stop_reason"] == "node_limit"
     assert result.stats["nodes_explored"] == 3
     assert result.stats["open_nodes"] > 0
 
@@ -95,7 +95,7 @@ def test_node_limit_returns_best_colouring_without_claiming_optimality():
 def test_time_limit_stops_the_search():
     graph = nx.mycielski_graph(6)
     result = color_graph(graph, sampler="exact", time_limit=1.0, seed=0)
-    assert result.stats["stop_reason"] == "time-limit"
+    assert result.stats["stop_reason"] == "time_limit"
     assert result.stats["seconds"] < 10
     check(graph, result, 6)
 
@@ -110,7 +110,7 @@ def test_heuristic_mode_never_claims_what_it_cannot_prove():
 
 def test_bounds_met_at_the_root_needs_no_search():
     result = color_graph(nx.complete_graph(6), sampler="exact")
-    assert result.optimal and result.stats["stop_reason"] == "bounds-met"
+    assert result.optimal and result.stats["stop_reason"] == "bounds_met"
     assert result.stats["nodes_explored"] == 0
 
 
@@ -118,7 +118,7 @@ def test_result_json_has_exactly_the_documented_keys():
     graph = nx.relabel_nodes(nx.cycle_graph(5), {i: f"v{i}" for i in range(5)})
     result = color_graph(graph, sampler="exact")
     data = json.loads(json.dumps(result.to_json()))
-    assert set(data) == {"coloring", "num_colors", "lower_bound", "optimal", "stats"}
+    assert set(data) == {"coloring", "num_colors", "lower_bound", "optimal", "stopped", "stats"}
     assert set(data["coloring"]) == {f"v{i}" for i in range(5)}
     assert data["num_colors"] == 3 and data["optimal"] is True
 
@@ -151,8 +151,8 @@ def test_checkpoint_and_resume_continue_the_search(tmp_path):
     graph = nx.mycielski_graph(5)
     path = tmp_path / "search.ckpt"
     first = color_graph(graph, sampler="exact", node_limit=2, checkpoint=path, seed=0)
-    state = json.loads(path.read_text())
-    assert state["stats"]["nodes_explored"] == 2 and state["open"]
+    tree = json.loads(path.read_text())["search"]["tree"]
+    assert tree["stats"]["nodes_explored"] == 2 and tree["open"]
     resumed = color_graph(graph, sampler="exact", checkpoint=path, resume=True, seed=0)
     assert resumed.optimal and resumed.num_colors == 5
     assert resumed.stats["nodes_explored"] > first.stats["nodes_explored"]

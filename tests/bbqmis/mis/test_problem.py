@@ -3,7 +3,6 @@ import numpy as np
 import pytest
 
 from bbqmis import InvalidParameterError, MISProblem, bits_from_strings
-from bbqmis.mis.classical import greedy_independent_set, maximum_independent_set
 
 
 def brute_force_mis_weight(problem, bits):
@@ -98,20 +97,3 @@ def test_repair_drops_the_most_conflicted_vertex_first():
     # Star: centre 0 conflicts with every leaf; dropping it keeps all four leaves.
     problem = MISProblem(nx.star_graph(4))
     assert problem.to_nodes(problem.repair(np.ones(5), seed=0)) == {1, 2, 3, 4}
-
-
-def test_classical_references(graphs, bitstrings):
-    for graph in graphs(8, seed=5):
-        problem = MISProblem(graph)
-        exact = maximum_independent_set(graph)
-        assert problem.is_independent(problem.to_bits(exact))
-        assert len(exact) == brute_force_mis_weight(problem, bitstrings(problem.num_nodes))
-        greedy = greedy_independent_set(graph, seed=1)
-        assert problem.is_maximal(problem.to_bits(greedy))
-        assert len(greedy) <= len(exact)
-
-
-def test_exact_weighted_mis_with_fractional_weights():
-    graph = nx.path_graph(3)
-    assert maximum_independent_set(graph, weights=[0.4, 1.25, 0.4]) == {1}
-    assert maximum_independent_set(graph, weights=[0.7, 1.25, 0.7]) == {0, 2}

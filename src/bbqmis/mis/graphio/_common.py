@@ -23,7 +23,7 @@ def format_error(source: str, lineno: int | None, what: str) -> GraphFormatError
 
 
 def relabel(
-    labels: list[Hashable],
+    labels: list[Any],
     edges: dict[frozenset, dict[str, Any]],
     name: str,
     *,
@@ -64,7 +64,7 @@ def from_networkx(graph: nx.Graph, source: str, *, int_ids: bool) -> nx.Graph:
         )
     labels: list[Hashable] = list(graph.nodes)
     if int_ids and all(isinstance(x, str) and INT_RE.fullmatch(x) for x in labels):
-        converted = [int(x) for x in labels]
+        converted: list[Hashable] = [int(str(x)) for x in labels]
         if all(str(c) == x for c, x in zip(converted, labels, strict=True)):
             mapping = dict(zip(labels, converted, strict=True))
             labels = converted

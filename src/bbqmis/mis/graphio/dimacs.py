@@ -71,83 +71,32 @@ def parse_dimacs(lines: Iterable[str], *, source: str = "<string>") -> nx.Graph:
     bbqmis.mis.errors.GraphFormatError: <string>:2: expected a vertex between 1 and n=2, found 3
     """
     n: int | None = None
-    m = 0
-    header_line = 0
-    edge_lines = 0
-    lineno = 0
+    m = header_line = edge_lines = lineno = 0
     edges: dict[frozenset, dict[str, Any]] = {}
-
-    def integer(token: str, what: str) -> int:
-        if not INT_RE.fullmatch(token):
-            raise format_error(source, lineno, f"expected an integer {what}, found {token!r}")
-        return int(token)
-
     for lineno, raw in enumerate(lines, start=1):
         line = raw.strip()
         if not line or line.startswith("c"):
             continue
         tokens = line.split()
-        kind = tokens[0]
-        if kind == "p":
+        where = (source, lineno)
+        if tokens[0] == "p":
             if n is not None:
                 raise format_error(
-                    source,
-                    lineno,
+                    *where,
                     f"expected a single 'p' header line, found a second one "
                     f"(the first is at line {header_line}): {line!r}",
                 )
-            if len(tokens) != 4:
-                raise format_error(
-                    source,
-                    lineno,
-                    f"expected 4 tokens 'p edge N M', found {len(tokens)}: {line!r}",
-                )
-            if tokens[1] not in _DIMACS_PROBLEMS:
-                raise format_error(
-                    source,
-                    lineno,
-                    f"expected problem type 'edge' or 'col', found {tokens[1]!r}",
-                )
-            n = integer(tokens[2], "vertex count")
-            m = integer(tokens[3], "edge count")
-            for value, what in ((n, "vertex count"), (m, "edge count")):
-                if value < 0:
-                    raise format_error(source, lineno, f"expected a non-negative {what}, found {value}")
+            n, m = _header(tokens, line, where)
             header_line = lineno
-        elif kind == "e":
+        elif tokens[0] == "e":
             if n is None:
                 raise format_error(
-                    source,
-                    lineno,
-                    f"expected a 'p edge N M' header before the first edge, found {line!r}",
+                    *where, f"expected a 'p edge N M' header before the first edge, found {line!r}"
                 )
-            if len(tokens) != 3:
-                raise format_error(
-                    source,
-                    lineno,
-                    f"expected 3 tokens 'e U V', found {len(tokens)}: {line!r}",
-                )
-            u = integer(tokens[1], "vertex")
-            v = integer(tokens[2], "vertex")
-            for w in (u, v):
-                if not 1 <= w <= n:
-                    raise format_error(source, lineno, f"expected a vertex between 1 and n={n}, found {w}")
-            if u == v:
-                raise format_error(
-                    source,
-                    lineno,
-                    f"expected two distinct vertices, found a self-loop on vertex {u} "
-                    f"(a graph with a self-loop cannot be coloured)",
-                )
+            edges[_edge(tokens, line, n, where)] = {}
             edge_lines += 1
-            edges[frozenset((u, v))] = {}
         else:
-            raise format_error(
-                source,
-                lineno,
-                f"expected a line starting with 'c', 'p' or 'e', found {line!r}",
-            )
-
+            raise format_error(*where, f"expected a line starting with 'c', 'p' or 'e', found {line!r}")
     if n is None:
         raise format_error(source, 1, "expected a 'p edge N M' header line, found none")
     if edge_lines < m:
@@ -158,3 +107,42 @@ def parse_dimacs(lines: Iterable[str], *, source: str = "<string>") -> nx.Graph:
             f"found {edge_lines}; the input looks truncated",
         )
     return relabel(list(range(1, n + 1)), edges, source, sort=False)
+
+
+def _integer(token: str, what: str, where: tuple[str, int]) -> int:
+    """``token`` as an int, or a :class:`GraphFormatError` at ``where`` naming ``what``."""
+    if not INT_RE.fullmatch(token):
+        raise format_error(*where, f"expected an integer {what}, found {token!r}")
+    return int(token)
+
+
+def _header(tokens: list[str], line: str, where: tuple[str, int]) -> tuple[int, int]:
+    """``(N, M)`` of a ``p edge N M`` line."""
+    if len(tokens) != 4:
+        raise format_error(*where, f"expected 4 tokens 'p edge N M', found {len(tokens)}: {line!r}")
+    if tokens[1] not in _DIMACS_PROBLEMS:
+        raise format_error(*where, f"expected problem type 'edge' or 'col', found {tokens[1]!r}")
+    n = _integer(tokens[2], "vertex count", where)
+    m = _integer(tokens[3], "edge count", where)
+    for value, what in ((n, "vertex count"), (m, "edge count")):
+        if value < 0:
+            raise format_error(*where, f"expected a non-negative {what}, found {value}")
+    return n, m
+
+
+def _edge(tokens: list[str], line: str, n: int, where: tuple[str, int]) -> frozenset[int]:
+    """The vertex pair of an ``e U V`` line, checked against ``1..n``."""
+    if len(tokens) != 3:
+        raise format_error(*where, f"expected 3 tokens 'e U V', found {len(tokens)}: {line!r}")
+    u = _integer(tokens[1], "vertex", where)
+    v = _integer(tokens[2], "vertex", where)
+    for w in (u, v):
+        if not 1 <= w <= n:
+            raise format_error(*where, f"expected a vertex between 1 and n={n}, found {w}")
+    if u == v:
+        raise format_error(
+            *where,
+            f"expected two distinct vertices, found a self-loop on vertex {u} "
+            f"(a graph with a self-loop cannot be coloured)",
+        )
+    return frozenset((u, v))

@@ -1,0 +1,229 @@
+"""Colouring one connected component: easy classes, clique and peeling, bounds, heuristics, the tree.
+
+The phases, each under the run's deadline:
+
+1. an easy class (:func:`~bbqmis.coloring.reduce.easy_coloring`) is coloured optimally;
+2. a maximum clique (:func:`~bbqmis.coloring.clique.max_clique`, at most a tenth of the
+   time left) gives the first lower bound, and vertices of smaller degree outside it are
+   peeled off (:func:`~bbqmis.coloring.reduce.peel`);
+3. the core gets the spectral and odd-cycle bounds (:func:`~bbqmis.coloring.bounds.adjacency_bounds`,
+   skipped above :data:`SPECTRAL_MAX_NODES` vertices) and greedy incumbents (networkx's
+   DSATUR, largest-first and smallest-last);
+4. unless the bounds already meet, or the component cannot raise the colours the graph
+   needs anyway (its incumbent is within the lower bound already proven for another
+   component), the BBQ-MIS tree searches the core (:func:`~bbqmis.coloring.treesearch.run_tree`);
+5. the peeled vertices are coloured back without a new colour.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from concurrent.futures import Executor
+from dataclasses import dataclass, field
+from typing import Any
+
+import networkx as nx
+
+from .bounds import ChromaticBounds, adjacency_bounds, dsatur_coloring
+from .checkpoint import dump_search, restore_search
+from .clique import adjacency_bitsets, max_clique
+from .limits import Clock, Every, Limits
+from .reduce import easy_coloring, extend_coloring, peel
+from .result import color_classes
+from .samplers import MISSampler
+from .tree import Node, SearchState, from_bits, progress_snapshot, to_bits
+from .treesearch import run_tree
+
+__all__ = ["GREEDY_STRATEGIES", "SPECTRAL_MAX_NODES", "ComponentOutcome", "SearchContext", "color_component"]
+
+#: Greedy colourings whose best is the first incumbent: DSATUR, and two networkx strategies.
+GREEDY_STRATEGIES = ("DSATUR", "largest_first", "smallest_last")
+#: Largest core whose spectral bounds are computed (a dense eigendecomposition, O(n^3)).
+SPECTRAL_MAX_NODES = 1500
+#: Share of the time left that the clique search may use.
+_CLIQUE_SHARE = 0.1
+
+
+@dataclass
+class SearchContext:
+    """What every component's search shares: the sampler, the executor, the limits and the hooks."""
+
+    sampler: MISSampler
+    executor: Executor
+    limits: Limits
+    clock: Clock
+    strategy: str
+    exhaustive: bool
+    seed: int | None
+    report: Callable[[dict[str, Any]], None]
+    save_tree: Callable[[dict[str, Any] | None], None]
+    checkpoint_every: Every
+    checkpoint_name: str = "checkpoint"
+    global_lower: int = 0
+
+
+@dataclass
+class ComponentOutcome:
+    """How one component was coloured.
+
+    Attributes
+    ----------
+    coloring : dict
+        Vertex -> colour, a proper colouring of the component.
+    lower_bound : int
+        A proven lower bound on the component's chromatic number.
+    how : str
+        ``"easy:<class>"``, ``"bounds"`` (incumbent meets the bound), ``"dominated"`` (no
+        better than another component's bound needs), or ``"search:<stop reason>"``.
+    stopped : str or None
+        The limit that stopped the tree search, if one did.
+    stats : dict
+        Tree-search statistics (empty when there was no search).
+    """
+
+    coloring: dict[Hashable, int]
+    lower_bound: int
+    how: str
+    stopped: str | None = None
+    stats: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def num_colors(self) -> int:
+        """Colours used."""
+        return len(set(self.coloring.values()))
+
+    def to_json(self, index: dict[Hashable, int]) -> dict[str, Any]:
+        """JSON-ready form, vertices as their positions in ``index``."""
+        return {
+            "coloring": sorted([index[v], c] for v, c in self.coloring.items()),
+            "lower_bound": self.lower_bound,
+            "how": self.how,
+            "stopped": self.stopped,
+            "stats": self.stats,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any], nodes: list[Hashable]) -> ComponentOutcome:
+        """Inverse of :meth:`to_json`, with ``nodes`` the vertex list of ``index``."""
+        coloring = {nodes[int(i)]: int(c) for i, c in data["coloring"]}
+        return cls(coloring, int(data["lower_bound"]), str(data["how"]), data["stopped"], dict(data["stats"]))
+
+
+def color_component(
+    graph: nx.Graph, context: SearchContext, saved_tree: dict | None = None
+) -> ComponentOutcome:
+    """Colour one connected component; see the module docstring for the phases.
+
+    Parameters
+    ----------
+    graph : networkx.Graph
+        A connected graph.
+    context : SearchContext
+    saved_tree : dict, optional
+        The tree of this component from a checkpoint, to resume.
+
+    Returns
+    -------
+    ComponentOutcome
+    """
+    easy = easy_coloring(graph)
+    if easy is not None:
+        coloring, kind = easy
+        return ComponentOutcome(coloring, len(set(coloring.values())), f"easy:{kind}")
+    context.report({"phase": "clique"})
+    nodes = list(graph)
+    clique = max_clique(adjacency_bitsets(graph, nodes), deadline=context.clock.deadline(_CLIQUE_SHARE))
+    core_nodes, peeled = peel(graph, [nodes[i] for i in clique.clique])
+    core = graph.subgraph([v for v in nodes if v in core_nodes]).copy()
+    context.report({"phase": "bounds"})
+    bounds = _core_bounds(core, clique.size)
+    lower = bounds.value
+    incumbent, source = _greedy_incumbent(core)
+    stats: dict[str, Any] = {
+        "peeled": len(peeled),
+        "root_bounds": bounds.__dict__.copy(),
+        "initial_colors": 0,
+    }
+    stats["initial_colors"] = len(set(incumbent.values()))
+    if stats["initial_colors"] <= lower:
+        return ComponentOutcome(extend_coloring(graph, incumbent, peeled), lower, "bounds", stats=stats)
+    if stats["initial_colors"] <= context.global_lower:
+        return ComponentOutcome(extend_coloring(graph, incumbent, peeled), lower, "dominated", stats=stats)
+    tree = _search_core(core, context, lower, incumbent, source, saved_tree)
+    tree_coloring, tree_lower, stop_reason, tree_stats = tree
+    stats.update(tree_stats)
+    stopped = stop_reason if stop_reason in ("time_limit", "node_limit", "memory_limit") else None
+    coloring = extend_coloring(graph, tree_coloring, peeled)
+    return ComponentOutcome(coloring, tree_lower, f"search:{stop_reason}", stopped, stats)
+
+
+def _core_bounds(core: nx.Graph, clique: int) -> ChromaticBounds:
+    """The clique found, with the spectral and odd-cycle bounds when the core is small enough."""
+    if core.number_of_nodes() > SPECTRAL_MAX_NODES:
+        return ChromaticBounds(clique=clique, odd_cycle=3)  # easy_coloring ruled out bipartite
+    spectral = adjacency_bounds(nx.to_numpy_array(core, dtype=bool, weight=None))
+    return ChromaticBounds(clique, *list(spectral.__dict__.values())[1:])
+
+
+def _greedy_incumbent(core: nx.Graph) -> tuple[dict[Hashable, int], str]:
+    """The best of the :data:`GREEDY_STRATEGIES` colourings, and the strategy's name."""
+    best: tuple[dict[Hashable, int], str] | None = None
+    for strategy in GREEDY_STRATEGIES:
+        coloring = dsatur_coloring(core) if strategy == "DSATUR" else nx.greedy_color(core, strategy=strategy)
+        if best is None or len(set(coloring.values())) < len(set(best[0].values())):
+            best = (coloring, strategy)
+    assert best is not None
+    return best
+
+
+def _search_core(
+    core: nx.Graph,
+    context: SearchContext,
+    lower: int,
+    incumbent: dict[Hashable, int],
+    source: str,
+    saved_tree: dict | None,
+) -> tuple[dict[Hashable, int], int, str, dict[str, Any]]:
+    """Run the BBQ-MIS tree on the core; return its colouring, bound, stop reason and statistics."""
+    nodes = list(core)
+    index = {v: i for i, v in enumerate(nodes)}
+    graph = nx.relabel_nodes(core, index)
+    search = SearchState(
+        graph,
+        context.sampler,
+        strategy=context.strategy,
+        exhaustive=context.exhaustive,
+        seed=context.seed,
+        clock=context.clock,
+    )
+    if saved_tree is not None:
+        restore_search(search, saved_tree, context.checkpoint_name)
+    else:
+        search.offer(tuple(to_bits(index[v] for v in c) for c in color_classes(incumbent)), source)
+        search.seen[(1 << len(nodes)) - 1] = 0
+        search.push(Node((), (1 << len(nodes)) - 1, lower))
+    context.report({"phase": "search", **progress_snapshot(search, ())})
+    outcome = run_tree(
+        search,
+        context.executor,
+        context.limits,
+        lower,
+        on_progress=lambda snapshot: context.report({"phase": "search", **snapshot}),
+        on_checkpoint=lambda running: context.save_tree(dump_search(search, running)),
+        checkpoint_every=context.checkpoint_every,
+    )
+    context.save_tree(dump_search(search, outcome.running))
+    coloring = {nodes[v]: color for color, bits in enumerate(search.incumbent) for v in from_bits(bits)}
+    stats = {
+        **{
+            key: int(search.stats[key])
+            for key in ("nodes_explored", "completions", "nodes_pruned", "duplicates")
+        },
+        "open_nodes": len(search.heap) + len(outcome.running),
+        "incumbents": search.incumbents,
+        "exhaustive": search.exhaustive,
+        "strategy": search.strategy,
+        "events": outcome.events,
+        "sampler": {key: float(value) for key, value in sorted(search.sampler_stats.items())},
+    }
+    return coloring, outcome.lower_bound, outcome.stop_reason, stats

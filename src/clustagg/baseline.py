@@ -1,0 +1,81 @@
+"""The ``baseline`` resource mode: every rank is held for the whole run.
+
+Under ``mpiexec -n 3`` each rank runs one base clustering per round
+(:func:`clustagg.steps.cluster`); rank 0 alone runs the quantum and score steps while the
+other ranks wait at an :func:`~clustagg.mpi.idle_barrier`. One process runs all three
+clusterings itself. Node-seconds are ``ranks * wall``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from . import steps
+from ._validation import check_points
+from .clusterers import draw_parameters
+from .loop import LoopSettings, LoopState
+from .mpi import idle_barrier, world
+from .result import AggregationResult, collect_result
+from .solvers import MWISSolver
+from .timeline import Timeline
+
+if TYPE_CHECKING:
+    from mpi4py import MPI
+
+__all__ = ["run_baseline"]
+
+
+def run_baseline(
+    points: ArrayLike | None,
+    solver: MWISSolver,
+    seed: int,
+    loop: LoopSettings,
+    comm: MPI.Intracomm | None = None,
+) -> AggregationResult:
+    """Run the loop with every rank of ``comm`` held throughout.
+
+    Parameters
+    ----------
+    points : array-like of shape (n_samples, n_features)
+        Only rank 0's points are used (the other ranks may pass None); they are
+        broadcast to the other ranks.
+    solver : MWISSolver
+    seed : int
+        The run's seed; round ``i`` uses ``seed + i``.
+    loop : LoopSettings
+    comm : mpi4py.MPI.Intracomm, optional
+        ``MPI.COMM_WORLD`` by default. Every rank calls this function.
+
+    Returns
+    -------
+    AggregationResult
+        On every rank.
+    """
+    if comm is None:
+        comm = world()
+    timeline = Timeline(floor=comm.size)
+    X = comm.bcast(check_points(points) if comm.rank == 0 else None, root=0)
+    state = LoopState()
+    best: NDArray[np.int32] | None = None  # set on rank 0 by the first round
+    for i in range(loop.max_iter):
+        with timeline.phase(i, "cluster", comm.size):
+            candidates = steps.cluster(X, seed + i, comm)
+        stop = None
+        if candidates is not None:  # rank 0
+            with timeline.phase(i, "quantum", comm.size):
+                selection = steps.aggregate(candidates, solver, seed + i, quantum_delay=loop.quantum_delay)
+            with timeline.phase(i, "score", comm.size):
+                labels, silhouette = steps.score_round(X, candidates, selection, sample_size=loop.sample_size)
+            if state.update(silhouette, selection, draw_parameters(seed + i)):
+                best = labels
+            stop = state.done(loop.threshold, loop.max_iter)
+        idle_barrier(comm)  # ranks 1.. sleep through the quantum and score steps
+        if comm.bcast(stop, root=0):
+            break
+    result = None
+    if best is not None:  # rank 0
+        result = collect_result(best, state, timeline, "baseline", seed)
+    return comm.bcast(result, root=0)

@@ -1,0 +1,131 @@
+"""Settings and state of the aggregation loop, shared by every resource mode.
+
+:class:`LoopSettings` holds the checked parameters that decide when the loop stops and
+how a round is scored; :class:`LoopState` is the history of the rounds run so far and
+their best one. Both are plain data: the score step writes :meth:`LoopState.to_json`
+to ``score.json`` and the next round reads it back with :meth:`LoopState.from_json`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from backends.validation import check_interval, check_nonnegative, check_positive_int
+
+__all__ = ["LoopSettings", "LoopState"]
+
+
+@dataclass(frozen=True)
+class LoopSettings:
+    """When the loop stops and how a round is scored; checked on construction.
+
+    Parameters
+    ----------
+    threshold : float, default=0.8
+        The loop stops after the first round whose silhouette exceeds it; in (-1, 1].
+    max_iter : int, default=10
+        At most this many rounds.
+    quantum_delay : float, default=0.0
+        Seconds (>= 0) added to every quantum step, emulating a remote QPU.
+    sample_size : int or None, default=20000
+        Points in the silhouette sample; ``None`` for the exact silhouette.
+
+    Raises
+    ------
+    InvalidParameterError
+        On a value out of range; the message names the parameter.
+
+    Examples
+    --------
+    >>> LoopSettings(threshold=0.5, max_iter=3).max_iter
+    3
+    """
+
+    threshold: float = 0.8
+    max_iter: int = 10
+    quantum_delay: float = 0.0
+    sample_size: int | None = 20000
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "threshold", check_interval(self.threshold, "threshold", -1.0, 1.0))
+        object.__setattr__(self, "max_iter", check_positive_int(self.max_iter, "max_iter"))
+        object.__setattr__(self, "quantum_delay", check_nonnegative(self.quantum_delay, "quantum_delay"))
+        if self.sample_size is not None:
+            object.__setattr__(self, "sample_size", check_positive_int(self.sample_size, "sample_size"))
+
+
+@dataclass
+class LoopState:
+    """History of the loop and its best round so far.
+
+    Attributes
+    ----------
+    iterations : list of float
+        Silhouette of every round, in order.
+    parameters : list of dict
+        Base-clustering parameters of every round.
+    fallbacks : int
+        Solver fallbacks (QAOA -> annealing) over all rounds.
+    best_iteration : int
+        Round of the best silhouette (first one on ties); -1 before any round.
+    silhouette : float
+        Best silhouette so far.
+    chosen_clusters : list of dict
+        The best round's chosen clusters: ``algorithm``, ``cluster``, ``size``.
+
+    Examples
+    --------
+    >>> state = LoopState()
+    >>> state.update(0.5, {"fallbacks": 0, "chosen_clusters": []}, {})
+    True
+    >>> state.done(threshold=0.8, max_iter=2), state.best_iteration
+    (False, 0)
+    """
+
+    iterations: list[float] = field(default_factory=list)
+    parameters: list[dict[str, Any]] = field(default_factory=list)
+    fallbacks: int = 0
+    best_iteration: int = -1
+    silhouette: float = float("-inf")
+    chosen_clusters: list[dict[str, Any]] = field(default_factory=list)
+
+    def update(self, silhouette: float, selection: dict[str, Any], parameters: dict[str, Any]) -> bool:
+        """Record a round; return whether it is the new best (the first round always is).
+
+        Parameters
+        ----------
+        silhouette : float
+            The round's silhouette.
+        selection : dict
+            The round's quantum-step output (:func:`clustagg.steps.aggregate`); its
+            ``fallbacks`` and ``chosen_clusters`` are used.
+        parameters : dict
+            The round's base-clustering parameters (:func:`clustagg.clusterers.draw_parameters`).
+
+        Returns
+        -------
+        bool
+        """
+        self.iterations.append(float(silhouette))
+        self.parameters.append(parameters)
+        self.fallbacks += int(selection["fallbacks"])
+        improved = silhouette > self.silhouette or self.best_iteration < 0
+        if improved:
+            self.best_iteration = len(self.iterations) - 1
+            self.silhouette = float(silhouette)
+            self.chosen_clusters = selection["chosen_clusters"]
+        return improved
+
+    def done(self, threshold: float, max_iter: int) -> bool:
+        """Whether the loop stops: the last round scored above ``threshold`` or ``max_iter`` rounds ran."""
+        return bool(self.iterations) and (self.iterations[-1] > threshold or len(self.iterations) >= max_iter)
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain-dict form with the attribute names as keys."""
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> LoopState:
+        """Inverse of :meth:`to_json` (extra keys are ignored)."""
+        return cls(**{name: data[name] for name in cls.__dataclass_fields__})

@@ -1,0 +1,177 @@
+"""The ``workflow`` resource mode: every step is a separate command passing files.
+
+Each step runs as ``python -m clustagg cluster|aggregate|score`` (:mod:`clustagg.cli`);
+the cluster step runs under ``mpiexec -n cluster_processes``. A step whose output is
+already on disk is skipped (:class:`clustagg.rounds.RoundFiles`), a failed step is rerun
+once, so a killed step or runner is recovered by running again on the same directory.
+The same loop is described for workflow managers in ``examples/clustagg/workflow.cwl``.
+Node-seconds: floor 0; ``cluster_processes`` nodes for the cluster step, 0 for the
+quantum step (it holds no classical node), 1 for the score step.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .errors import ClustAggError, InvalidParameterError
+from .loop import LoopSettings
+from .result import AggregationResult
+from .rounds import PHASES, RoundFiles
+from .timeline import Timeline
+
+__all__ = ["StepCommands", "run_step", "run_workflow"]
+
+
+def _flags(options: Mapping[str, object]) -> list[str]:
+    """``{"max_qubits": 20}`` -> ``["--max-qubits=20"]``."""
+    return [f"--{key.replace('_', '-')}={value}" for key, value in options.items()]
+
+
+@dataclass(frozen=True)
+class StepCommands:
+    """Command lines of the steps of every round, for one run directory.
+
+    Parameters
+    ----------
+    rounds : RoundFiles
+        The run directory.
+    solver : str
+        Solver name (:data:`clustagg.solvers.SOLVERS`).
+    options : dict
+        Solver options, passed as ``--key=value`` flags.
+    loop : LoopSettings
+    processes : int
+        MPI processes of the cluster step (1: no ``mpiexec``).
+    """
+
+    rounds: RoundFiles
+    solver: str
+    options: Mapping[str, Any]
+    loop: LoopSettings
+    processes: int
+
+    def __call__(self, i: int, phase: str) -> list[str]:
+        """Command of ``phase`` of round ``i``."""
+        build = {"cluster": self.cluster, "quantum": self.aggregate, "score": self.score}[phase]
+        out = self.rounds.outputs(i)
+        return [*build(i), "--seed", str(self.rounds.seed + i), "--out", str(out[phase])]
+
+    @property
+    def python(self) -> list[str]:
+        """``python -m clustagg`` with this interpreter."""
+        return [sys.executable, "-m", "clustagg"]
+
+    def cluster(self, i: int) -> list[str]:
+        """``[mpiexec -n p] python -m clustagg cluster ...`` without ``--seed`` and ``--out``."""
+        launcher = ["mpiexec", "-n", str(self.processes)] if self.processes > 1 else []
+        return [*launcher, *self.python, "cluster", "--points", str(self.rounds.points)]
+
+    def aggregate(self, i: int) -> list[str]:
+        """``python -m clustagg aggregate ...`` without ``--seed`` and ``--out``."""
+        return [
+            *self.python,
+            "aggregate",
+            "--clusters",
+            str(self.rounds.outputs(i)["cluster"]),
+            "--solver",
+            self.solver,
+            *_flags(self.options),
+            "--quantum-delay",
+            str(self.loop.quantum_delay),
+        ]
+
+    def score(self, i: int) -> list[str]:
+        """``python -m clustagg score ...`` without ``--seed`` and ``--out``."""
+        out = self.rounds.outputs(i)
+        size = self.loop.sample_size
+        sample = ["--exact-silhouette"] if size is None else ["--sample-size", str(size)]
+        return [
+            *self.python,
+            "score",
+            "--points",
+            str(self.rounds.points),
+            "--clusters",
+            str(out["cluster"]),
+            "--selection",
+            str(out["quantum"]),
+            "--labels-out",
+            str(self.rounds.labels(i)),
+            *sample,
+            *_flags(self.rounds.previous(i)),
+        ]
+
+
+def run_step(command: list[str], description: str) -> None:
+    """Run a step's command; rerun it once if it fails.
+
+    Raises
+    ------
+    ClustAggError
+        If both attempts fail; the message ends with the second attempt's stderr.
+    """
+    for _attempt in (1, 2):
+        done = subprocess.run(command, capture_output=True, text=True)
+        if done.returncode == 0:
+            return
+    raise ClustAggError(f"workflow step {description} failed twice:\n{done.stderr.strip()}")
+
+
+def run_workflow(
+    X: NDArray[np.float64],
+    solver: str,
+    options: Mapping[str, Any],
+    seed: int,
+    loop: LoopSettings,
+    workdir: Path,
+    processes: int,
+) -> AggregationResult:
+    """Run the loop as separate step commands passing files in ``workdir``.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    solver : str
+        Solver name.
+    options : mapping
+        Solver options.
+    seed : int
+        The run's seed; round ``i`` uses ``seed + i``.
+    loop : LoopSettings
+    workdir : Path
+        Run directory; rerunning on it resumes.
+    processes : int
+        MPI processes of the cluster step.
+
+    Returns
+    -------
+    AggregationResult
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``processes > 1`` and ``mpiexec`` is not on ``PATH``.
+    ClustAggError
+        If a step fails twice.
+    """
+    rounds = RoundFiles(workdir, X, seed)
+    timeline = Timeline(floor=0)
+    if processes > 1 and shutil.which("mpiexec") is None:
+        raise InvalidParameterError(
+            f"cluster_processes={processes} needs mpiexec on PATH; use 1 to run serially"
+        )
+    commands = StepCommands(rounds, solver, options, loop, processes)
+
+    def execute(phase: str) -> Callable[[int], None]:
+        return lambda i: run_step(commands(i, phase), f"{phase} of round {i}")
+
+    nodes = {"cluster": processes, "quantum": 0, "score": 1}
+    return rounds.run(timeline, loop, {phase: execute(phase) for phase in PHASES}, nodes, "workflow")

@@ -1,0 +1,49 @@
+"""Request limits of the vQPU server check themselves."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from backends import InvalidParameterError
+from backends.vqpu.limits import MAX_WAIT, Limits
+
+
+def test_defaults():
+    assert dataclasses.asdict(Limits()) == {
+        "max_payload_bytes": 8 * 2**20,
+        "max_shots": 100_000,
+        "max_circuits": 1_000,
+        "max_queue": 1_000,
+        "max_qubits": None,
+    }
+    assert MAX_WAIT == 30.0
+
+
+def test_positive_integers_are_accepted():
+    limits = Limits(max_payload_bytes=1, max_shots=np.int64(5), max_circuits=1, max_queue=1, max_qubits=3)
+    assert (limits.max_shots, limits.max_qubits) == (5, 3)
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("max_payload_bytes", 0),
+        ("max_shots", -5),
+        ("max_circuits", True),
+        ("max_queue", 2.0),
+        ("max_qubits", 0),
+        ("max_shots", None),
+    ],
+)
+def test_anything_else_is_refused(field, value):
+    with pytest.raises(InvalidParameterError) as info:
+        Limits(**{field: value})
+    assert str(info.value) == f"The '{field}' limit must be a positive integer. Got {value!r} instead."
+
+
+def test_limits_are_frozen():
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        Limits().max_shots = 1

@@ -1,0 +1,85 @@
+"""``python -m backends.vqpu``: help with examples, exit 2 with one line on bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from vqpu_helpers import serve
+
+from backends import TimingRecord
+from backends.vqpu.__main__ import build_parser, main
+from backends.vqpu.limits import Limits
+from backends.vqpu.store import read_batches
+
+
+def test_help_has_examples():
+    result = subprocess.run(
+        [sys.executable, "-m", "backends.vqpu", "serve", "--help"], capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 0
+    assert "python -m backends.vqpu serve --backend aer --port 8765 --latency 0.05" in result.stdout
+    assert "--token-file" in result.stdout and "--latency" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["serve", "--port", "1"], "the following arguments are required: --backend"),
+        (["serve", "--backend", "aer", "--port", "1", "--latency", "-1"], "must be >= 0 seconds, got -1"),
+        (["serve", "--backend", "nope", "--port", "8765"], "unknown backend spec 'nope'"),
+        (["serve", "--backend", "aer", "--port", "8765", "--token-file", "/nonexistent/t"], "No such file"),
+        (["serve", "--backend", "aer", "--port", "70000"], "--port must be in 1..65535, got 70000"),
+        (["report", "--db", "/nonexistent.sqlite"], "no accounting database at /nonexistent.sqlite"),
+        (["probe", "--url", "localhost:1"], "must start with http:// or https://"),
+    ],
+)
+def test_bad_input_exits_2_with_one_line(argv, message, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        raise SystemExit(main(argv))
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1
+
+
+def test_serve_defaults_match_the_server_limits():
+    args = build_parser().parse_args(["serve", "--backend", "aer", "--port", "8765"])
+    limits = Limits()
+    assert (args.host, args.db, args.latency, args.threads, args.token_file) == (
+        "127.0.0.1",
+        "vqpu.sqlite",
+        0.0,
+        1,
+        None,
+    )
+    assert (args.max_payload, args.max_shots, args.max_circuits, args.max_queue, args.max_qubits) == (
+        limits.max_payload_bytes,
+        limits.max_shots,
+        limits.max_circuits,
+        limits.max_queue,
+        limits.max_qubits,
+    )
+
+
+@pytest.mark.parametrize("option", ["--max-shots", "--max-queue", "--repeat"])
+def test_counts_must_be_positive(option, capsys):
+    command = "probe --url http://127.0.0.1:1" if option == "--repeat" else "serve --backend aer --port 1"
+    with pytest.raises(SystemExit) as exit_info:
+        build_parser().parse_args([*command.split(), option, "0"])
+    assert exit_info.value.code == 2
+    assert f"argument {option}: must be a positive integer, got 0" in capsys.readouterr().err
+
+
+def test_probe_prints_counts_and_timing_records(physical, tmp_path, capsys):
+    with serve(physical, tmp_path / "db.sqlite") as (_, url):
+        code = main(["probe", "--url", url, "--shots", "32", "--qubits", "3", "--repeat", "2", "--seed", "4"])
+    assert code == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["backend"] == f"vqpu:{url}"
+    assert [sum(counts.values()) for counts in printed["counts"]] == [32, 32]
+    assert all(set(counts) <= {"000", "111"} for counts in printed["counts"])
+    records = [TimingRecord.from_json(timing) for timing in printed["timings"]]
+    assert [(r.circuits, r.shots) for r in records] == [(1, 32), (1, 32)]
+    assert [b.shots for b in read_batches(tmp_path / "db.sqlite")] == [32, 32]

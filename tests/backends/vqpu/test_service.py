@@ -1,0 +1,176 @@
+"""VQPUService without HTTP: authentication, limit checks, long polls, health and metrics."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from vqpu_helpers import ghz
+
+from backends import InvalidParameterError
+from backends.vqpu.limits import Limits
+from backends.vqpu.service import APIError, BatchIn, VQPUService
+from backends.vqpu.store import read_batches
+from backends.vqpu.tokens import TokenBook
+from backends.vqpu.wire import encode_circuits
+
+PAYLOAD = encode_circuits([ghz(2)])
+LIMITS = Limits(max_shots=100, max_circuits=2, max_queue=2, max_qubits=3)
+
+
+@pytest.fixture
+def service(physical, tmp_path):
+    service = VQPUService(physical, tmp_path / "db.sqlite", limits=LIMITS)
+    yield service
+    service.stop()
+
+
+def body(key="k", circuits=PAYLOAD, shots=10, seed=None):
+    return BatchIn(key=key, circuits=circuits, shots=shots, seed=seed)
+
+
+def refusal(call, *args):
+    with pytest.raises(APIError) as info:
+        call(*args)
+    return info.value.status, info.value.code, info.value.detail
+
+
+def test_open_mode_takes_the_job_from_the_header(service):
+    assert service.job_of({"x-vqpu-job": "job-7"}) == "job-7"
+    assert service.job_of({}) == "anonymous"
+
+
+def test_tokens_name_the_job(physical, tmp_path):
+    tokens = tmp_path / "tokens.txt"
+    tokens.write_text("job-a secret-a\n")
+    service = VQPUService(physical, tmp_path / "db.sqlite", tokens=TokenBook(tokens))
+    try:
+        assert service.job_of({"authorization": "Bearer secret-a", "x-vqpu-job": "ignored"}) == "job-a"
+        assert service.job_of({"authorization": "bearer  secret-a "}) == "job-a"
+        missing = (401, "unauthorized", "missing token: send 'Authorization: Bearer <token>'")
+        assert refusal(service.job_of, {}) == missing
+        assert refusal(service.job_of, {"authorization": "Basic secret-a"}) == missing
+        assert refusal(service.job_of, {"authorization": "Bearer"}) == missing
+        assert refusal(service.job_of, {"authorization": "Bearer guess"}) == (
+            401,
+            "unauthorized",
+            "unknown token",
+        )
+    finally:
+        service.stop()
+
+
+def test_submit_stores_a_new_batch_once(service):
+    view, created = service.submit("a", body(seed=4))
+    again, created_again = service.submit("a", body(seed=4))
+
+    assert created and not created_again and again == view
+    assert (view["status"], view["circuits"], view["shots"], view["counts"]) == ("queued", 1, 10, None)
+    [stored] = read_batches(service.store.path)
+    assert (stored.id, stored.job, stored.qubits, stored.seed) == (view["id"], "a", 2, 4)
+
+
+@pytest.mark.parametrize(
+    ("batch", "expected"),
+    [
+        (body(shots=101), (422, "too_many_shots", "shots=101 exceeds the limit of 100")),
+        (
+            body(circuits=encode_circuits([ghz(1)] * 3)),
+            (422, "too_many_circuits", "batch has 3 circuits, the limit is 2"),
+        ),
+        (
+            body(circuits=encode_circuits([ghz(4)])),
+            (422, "too_many_qubits", "a circuit needs 4 qubits, the limit is 3"),
+        ),
+    ],
+)
+def test_submit_enforces_the_limits(service, batch, expected):
+    assert refusal(service.submit, "a", batch) == expected
+    assert service.store.batches() == []
+
+
+def test_undecodable_circuits_are_a_bad_request(service):
+    status, code, detail = refusal(service.submit, "a", body(circuits="aGVsbG8="))
+    assert (status, code) == (400, "bad_circuits") and detail.startswith(
+        "circuits are not base64-encoded QPY"
+    )
+
+
+def test_a_full_queue_answers_429(service):
+    service.submit("a", body("1"))
+    service.submit("a", body("2"))
+    assert refusal(service.submit, "a", body("3")) == (
+        429,
+        "queue_full",
+        "queue is full: 2 batches waiting, limit 2; retry later",
+    )
+
+
+def test_max_qubits_is_capped_by_the_device(physical, tmp_path):
+    service = VQPUService(physical, tmp_path / "db.sqlite", limits=Limits(max_qubits=50))
+    try:
+        assert service.max_qubits == physical.num_qubits == 5
+    finally:
+        service.stop()
+
+
+def test_negative_latency_is_refused(physical, tmp_path):
+    with pytest.raises(InvalidParameterError) as info:
+        VQPUService(physical, tmp_path / "db.sqlite", latency=-0.5)
+    assert str(info.value) == "The 'latency' parameter must be >= 0 seconds. Got -0.5 instead."
+
+
+def test_result_of_another_jobs_batch_is_not_found(service):
+    view, _ = service.submit("a", body())
+    detail = f"no batch {view['id']} for job 'b'"
+    with pytest.raises(APIError) as info:
+        asyncio.run(service.result("b", view["id"], 0.0))
+    assert (info.value.status, info.value.detail) == (404, detail)
+    assert service._waiters == {}
+
+
+def test_long_poll_is_woken_when_the_batch_finishes(service):
+    async def submit_and_wait():
+        service.start(asyncio.get_running_loop())
+        view, _ = service.submit("a", body(seed=2))
+        pending = await service.result("a", view["id"], 0.0)
+        loop = asyncio.get_running_loop()
+        tic = loop.time()
+        done = await service.result("a", view["id"], 20.0)
+        return pending, done, loop.time() - tic
+
+    pending, done, waited = asyncio.run(submit_and_wait())
+
+    assert pending["status"] in ("queued", "running", "done")
+    assert done["status"] == "done" and sum(done["counts"][0].values()) == 10
+    assert waited < 10  # woken by the executor, not timed out
+    [stored] = read_batches(service.store.path)
+    assert stored.fetched == (2 if pending["status"] == "done" else 1)
+
+
+def test_health_and_metrics(service):
+    health = service.health()
+    assert health == {
+        "status": "ok",
+        "backend": "aer",
+        "num_qubits": 3,
+        "latency": 0.0,
+        "limits": {
+            "max_payload_bytes": LIMITS.max_payload_bytes,
+            "max_shots": 100,
+            "max_circuits": 2,
+            "max_queue": 2,
+            "max_qubits": 3,
+        },
+    }
+    empty = service.metrics()
+    assert {k: v for k, v in empty.items() if k != "uptime_seconds"} == {
+        "queue_length": 0,
+        "batches_done": 0,
+        "batches_failed": 0,
+        "busy_seconds": 0.0,
+        "occupancy": 0.0,
+    }
+    assert empty["uptime_seconds"] >= 0
+    service.submit("a", body())
+    assert service.metrics()["queue_length"] == 1

@@ -1,0 +1,185 @@
+"""The SQLite store: life cycle of a batch, idempotent acceptance, one writer that survives errors."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+
+import pytest
+
+from backends.vqpu.store import Batch, QueueFullError, Store, read_batches
+
+
+@pytest.fixture
+def store(tmp_path):
+    store = Store(tmp_path / "s.sqlite")
+    yield store
+    store.close()
+
+
+def accept(store, key, job="j", *, submitted=1.0, max_queue=None, payload=b"qpy"):
+    return store.accept(
+        job=job,
+        key=key,
+        payload=payload,
+        circuits=2,
+        qubits=3,
+        shots=10,
+        seed=5,
+        submitted=submitted,
+        max_queue=max_queue,
+    )
+
+
+def test_accept_is_idempotent_per_job_and_key(store):
+    batch, created = accept(store, "k")
+    same, again = accept(store, "k", submitted=2.0)
+    other_job, other_created = accept(store, "k", job="other")
+
+    assert created and not again and other_created
+    assert same == batch and other_job.id == batch.id + 1
+    assert (batch.job, batch.key, batch.circuits, batch.qubits, batch.shots, batch.seed) == (
+        "j",
+        "k",
+        2,
+        3,
+        10,
+        5,
+    )
+    assert (batch.status, batch.submitted, batch.started, batch.runs, batch.fetched) == (
+        "queued",
+        1.0,
+        None,
+        0,
+        0,
+    )
+
+
+def test_queue_limit_refuses_new_keys_but_answers_known_ones(store):
+    first, _ = accept(store, "a", max_queue=2)
+    accept(store, "b", max_queue=2)
+    with pytest.raises(QueueFullError) as info:
+        accept(store, "c", max_queue=2)
+    assert str(info.value) == "queue is full: 2 batches waiting, limit 2; retry later"
+    assert accept(store, "a", max_queue=2) == (first, False)
+
+    store.start(first.id, 3.0)
+    store.finish(first.id, ended=4.0, quantum_seconds=1.0, counts=[{"0": 10}])
+    assert accept(store, "c", max_queue=2)[1]  # a finished batch makes room
+
+
+def test_life_cycle_of_a_batch(store):
+    batch, _ = accept(store, "k", payload=b"the circuits")
+    assert store.next_queued() == batch.id
+
+    assert store.start(batch.id, 3.0) == b"the circuits"
+    running = store.get(batch.id)
+    assert (running.status, running.started, running.runs, running.queue_seconds) == ("running", 3.0, 1, 2.0)
+    assert store.next_queued() is None
+
+    store.finish(batch.id, ended=4.5, quantum_seconds=1.5, counts=[{"00": 6, "11": 4}])
+    store.mark_fetched(batch.id)
+    done = store.get(batch.id)
+    assert (done.status, done.ended, done.quantum_seconds, done.error, done.fetched) == (
+        "done",
+        4.5,
+        1.5,
+        None,
+        1,
+    )
+    assert done.counts == [{"00": 6, "11": 4}]
+    assert done.to_json() == {
+        "id": batch.id,
+        "key": "k",
+        "status": "done",
+        "submitted": 1.0,
+        "started": 3.0,
+        "ended": 4.5,
+        "quantum_seconds": 1.5,
+        "queue_seconds": 2.0,
+        "circuits": 2,
+        "shots": 10,
+        "counts": [{"00": 6, "11": 4}],
+        "error": None,
+    }
+
+
+def test_a_failed_execution_keeps_its_reason(store):
+    batch, _ = accept(store, "k")
+    store.start(batch.id, 2.0)
+    store.finish(batch.id, ended=2.5, quantum_seconds=0.5, error="RuntimeError: boom")
+    failed = store.get(batch.id)
+    assert (failed.status, failed.counts, failed.error) == ("failed", None, "RuntimeError: boom")
+
+
+def test_interrupted_batches_are_requeued_in_arrival_order(store):
+    ids = [accept(store, key)[0].id for key in "abc"]
+    store.start(ids[0], 2.0)
+    store.start(ids[1], 2.0)  # as if the server died with two marked running
+
+    assert store.requeue_interrupted() == 2
+    assert [b.status for b in store.batches()] == ["queued"] * 3
+    assert store.next_queued() == ids[0]
+    assert store.requeue_interrupted() == 0
+
+
+def test_batches_leave_out_counts_unless_asked(store):
+    batch, _ = accept(store, "k")
+    store.start(batch.id, 2.0)
+    store.finish(batch.id, ended=3.0, quantum_seconds=1.0, counts=[{"1": 10}])
+    assert store.batches()[0].counts is None
+    assert store.batches(with_counts=True)[0].counts == [{"1": 10}]
+    assert store.get(batch.id + 1) is None
+
+
+def test_writer_survives_a_failed_write(store):
+    with pytest.raises(sqlite3.OperationalError):
+        store.write(lambda conn: conn.execute("INSERT INTO nowhere VALUES (1)"))
+    first, _ = accept(store, "x")
+    with pytest.raises(sqlite3.IntegrityError):  # the schema refuses unknown states ...
+        store.write(lambda conn: conn.execute("UPDATE batches SET status = 'lost'"))
+    assert [b.status for b in store.batches()] == ["queued"]
+    batch, created = accept(store, "k")  # ... and the writer goes on
+    assert created and batch.id == first.id + 1 and store.next_queued() == first.id
+
+
+def test_a_failed_write_is_rolled_back(store):
+    def half_then_fail(conn):
+        conn.execute(
+            "INSERT INTO batches (job, key, payload, circuits, qubits, shots, submitted) "
+            "VALUES ('j', 'half', x'00', 1, 1, 1, 0)"
+        )
+        raise RuntimeError("changed my mind")
+
+    with pytest.raises(RuntimeError, match="changed my mind"):
+        store.write(half_then_fail)
+    assert store.batches() == []
+
+
+def test_writes_from_many_threads_are_serialised(store):
+    threads = [threading.Thread(target=accept, args=(store, f"k{i}")) for i in range(20)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    assert sorted(b.key for b in store.batches()) == sorted(f"k{i}" for i in range(20))
+    assert [b.id for b in store.batches()] == list(range(1, 21))
+
+
+def test_close_is_safe_twice(tmp_path):
+    store = Store(tmp_path / "s.sqlite")
+    accept(store, "k")
+    store.close()
+    store.close()
+    assert [b.key for b in read_batches(tmp_path / "s.sqlite")] == ["k"]
+
+
+def test_read_batches_of_a_missing_file(tmp_path):
+    with pytest.raises(FileNotFoundError) as info:
+        read_batches(tmp_path / "none.sqlite")
+    assert str(info.value) == f"no accounting database at {tmp_path / 'none.sqlite'}"
+
+
+def test_batch_queue_seconds_before_the_start():
+    batch = Batch(1, "j", "k", 1, 1, 1, None, "queued", 5.0, None, None, None, 0, None, None, 0)
+    assert batch.queue_seconds is None and batch.to_json()["queue_seconds"] is None

@@ -1,0 +1,133 @@
+"""Search limits and the periodic clock (bbqmis.coloring.limits)."""
+
+import dataclasses
+import math
+import re
+import time
+
+import numpy as np
+import pytest
+
+from bbqmis.coloring.limits import (
+    STOP_REASONS,
+    Clock,
+    Every,
+    Limits,
+    available_memory_gb,
+    resident_memory_gb,
+)
+from bbqmis.mis.errors import InvalidParameterError
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"time_limit": -1}, "time_limit must be a finite number >= 0, got -1"),
+        ({"time_limit": math.inf}, "time_limit must be a finite number >= 0, got inf"),
+        ({"time_limit": "10"}, "time_limit must be a finite number >= 0, got '10'"),
+        ({"node_limit": 0}, "node_limit must be a positive integer, got 0"),
+        ({"node_limit": 2.5}, "node_limit must be a positive integer, got 2.5"),
+        ({"node_limit": True}, "node_limit must be a positive integer, got True"),
+        ({"memory_limit": -0.5}, "memory_limit must be a finite number >= 0, got -0.5"),
+        ({"memory_limit": math.nan}, "memory_limit must be a finite number >= 0, got nan"),
+    ],
+)
+def test_bad_limits_are_rejected_with_the_reason(kwargs, message):
+    with pytest.raises(InvalidParameterError, match=f"^{re.escape(message)}$"):
+        Limits(**kwargs)
+
+
+def test_limits_are_normalised_and_frozen():
+    limits = Limits(time_limit=2, node_limit=np.int64(5))
+    assert limits == Limits(2.0, 5)
+    assert type(limits.time_limit) is float and type(limits.node_limit) is int
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        limits.node_limit = 6
+
+
+def test_no_limits_never_stop():
+    limits = Limits()
+    assert limits.time_left(1e9) == math.inf
+    assert not limits.time_reached(1e9)
+    assert not limits.nodes_reached(10**9)
+
+
+def test_time_limit():
+    limits = Limits(time_limit=2.0)
+    assert limits.time_left(0.5) == 1.5
+    assert limits.time_left(5.0) == 0.0  # never negative
+    assert not limits.time_reached(1.999)
+    assert limits.time_reached(2.0) and limits.time_reached(3.0)
+    assert not limits.nodes_reached(10**9)
+
+
+def test_zero_time_limit_is_reached_at_once():
+    assert Limits(time_limit=0).time_reached(0.0)
+
+
+def test_node_limit():
+    limits = Limits(node_limit=3)
+    assert not limits.nodes_reached(2)
+    assert limits.nodes_reached(3) and limits.nodes_reached(4)
+    assert limits.time_left(1e6) == math.inf and not limits.time_reached(1e6)
+
+
+def test_every_is_due_only_after_its_period_and_then_restarts():
+    clock = Every(60.0, last=time.perf_counter() - 61.0)
+    assert clock.due()  # more than a period has passed
+    assert not clock.due()  # restarted just now
+    assert clock.last == pytest.approx(time.perf_counter(), abs=5.0)
+
+
+def test_every_starts_counting_when_created():
+    assert not Every(3600.0).due()
+    zero = Every(0.0)
+    assert zero.due() and zero.due()  # a zero period is always due
+
+
+# -- memory -------------------------------------------------------------------------------
+def test_memory_readings_are_positive_and_consistent():
+    available, resident = available_memory_gb(), resident_memory_gb()
+    assert 0 < resident < available
+
+
+def test_with_defaults_fills_in_half_the_available_memory_only_when_missing():
+    limits = Limits.with_defaults(5.0, 7, None)
+    assert (limits.time_limit, limits.node_limit) == (5.0, 7)
+    assert limits.memory_limit == pytest.approx(0.5 * available_memory_gb(), abs=1e-3)
+    assert Limits.with_defaults(None, None, 3.0) == Limits(None, None, 3.0)
+
+
+def test_memory_used_is_the_resident_share_of_the_limit():
+    assert Limits().memory_used() == 0.0 and Limits(memory_limit=0).memory_used() == 0.0
+    resident = resident_memory_gb()
+    used = Limits(memory_limit=2 * resident).memory_used()
+    assert used == pytest.approx(0.5, rel=0.2)  # the process may grow a little in between
+
+
+def test_stop_reasons():
+    assert STOP_REASONS == ("time_limit", "node_limit", "memory_limit", "interrupted")
+
+
+# -- Clock -------------------------------------------------------------------------------
+def test_clock_counts_earlier_runs_and_expires_at_the_time_limit():
+    clock = Clock(Limits(time_limit=10.0), before=4.0)
+    assert 4.0 <= clock.elapsed() < 5.0
+    assert not clock.expired()
+    late = Clock(Limits(time_limit=10.0), before=10.0)
+    assert late.expired()
+    assert late.deadline() <= time.perf_counter() and late.wall_deadline() <= time.time()
+
+
+def test_clock_deadlines_share_the_time_left():
+    clock = Clock(Limits(time_limit=100.0), before=20.0, start=time.perf_counter())
+    now, wall = time.perf_counter(), time.time()
+    assert clock.deadline() == pytest.approx(now + 80.0, abs=1.0)
+    assert clock.deadline(share=0.25) == pytest.approx(now + 20.0, abs=1.0)
+    assert clock.wall_deadline() == pytest.approx(wall + 80.0, abs=1.0)
+
+
+def test_clock_without_a_time_limit_has_no_deadline():
+    clock = Clock(Limits())
+    assert clock.deadline() == math.inf and clock.wall_deadline() == math.inf
+    assert not clock.expired()

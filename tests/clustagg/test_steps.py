@@ -1,0 +1,281 @@
+import json
+
+import numpy as np
+import pytest
+
+from clustagg import steps
+from clustagg.clusterers import ALGORITHMS, draw_parameters, fit_labels
+from clustagg.errors import InvalidParameterError, StepInputError
+from clustagg.loop import LoopState
+from clustagg.solvers import ExactSolver
+
+SEED = 4
+
+
+class FakeRequest:
+    def Test(self):
+        return True
+
+
+class FakeComm:
+    """Rank ``rank`` of a communicator of ``size`` ranks whose other ranks sent ``parts``."""
+
+    def __init__(self, rank, size, parts=()):
+        self.rank, self.size, self.parts, self.sent = rank, size, list(parts), None
+
+    def Ibarrier(self):
+        return FakeRequest()
+
+    def gather(self, obj, root=0):
+        self.sent = obj
+        return [obj, *self.parts] if self.rank == root else None
+
+
+@pytest.fixture
+def round_files(points_1000, tmp_path):
+    """One round's three steps run on files, with the in-memory results beside them."""
+    X = points_1000
+    files = {
+        name: tmp_path / "round" / name
+        for name in ("clusters.npz", "selection.json", "score.json", "labels.npy")
+    }
+    steps.cluster_file(X, SEED, files["clusters.npz"])
+    selection = steps.aggregate_file(files["clusters.npz"], SEED, files["selection.json"], ExactSolver())
+    state = steps.score_file(
+        X,
+        files["clusters.npz"],
+        files["selection.json"],
+        SEED,
+        files["score.json"],
+        files["labels.npy"],
+        sample_size=None,
+    )
+    return files, selection, state
+
+
+def test_cluster_in_memory_runs_the_three_base_clusterings(points_1000):
+    candidates = steps.cluster(points_1000, SEED)
+    params = draw_parameters(SEED)
+    assert candidates.algorithms == ALGORITHMS
+    assert candidates.labelings.shape == (3, 1000)
+    for row, name in zip(candidates.labelings, ALGORITHMS, strict=True):
+        np.testing.assert_array_equal(row, fit_labels(name, points_1000, params[name]))
+
+
+def test_cluster_splits_the_algorithms_over_ranks_and_gathers_on_rank_0(points_1000):
+    serial = steps.cluster(points_1000, SEED)
+    worker = FakeComm(rank=1, size=2)
+    assert steps.cluster(points_1000, SEED, worker) is None
+    assert sorted(worker.sent) == ["dbscan"]  # ALGORITHMS[1::2]
+    root = FakeComm(rank=0, size=2, parts=[worker.sent])
+    gathered = steps.cluster(points_1000, SEED, root)
+    assert sorted(root.sent) == ["hclust", "kmeans"]  # ALGORITHMS[0::2]
+    np.testing.assert_array_equal(gathered.labelings, serial.labelings)
+
+
+def test_cluster_file_round_trips_through_clusters_npz(points_1000, tmp_path):
+    out = tmp_path / "round" / "clusters.npz"  # the directory is created
+    steps.cluster_file(points_1000, SEED, out)
+    candidates, meta = steps.load_clusters(out, seed=SEED, n_samples=1000)
+    expected = steps.cluster(points_1000, SEED)
+    np.testing.assert_array_equal(candidates.labelings, expected.labelings)
+    assert candidates.algorithms == expected.algorithms
+    assert meta["seed"] == SEED and meta["n_samples"] == 1000
+    assert meta["parameters"] == draw_parameters(SEED)
+    assert meta["seconds"] >= 0
+
+
+def test_aggregate_file_equals_the_in_memory_step(points_1000, round_files):
+    files, selection, _ = round_files
+    on_disk = steps.load_json(files["selection.json"], seed=SEED)
+    assert on_disk == selection
+    in_memory = steps.aggregate(steps.cluster(points_1000, SEED), ExactSolver(), SEED)
+    for key in ("seed", "chosen", "chosen_clusters", "n_candidates", "fallbacks"):
+        assert on_disk[key] == in_memory[key]
+    assert on_disk["chosen"] == sorted(on_disk["chosen"]) and on_disk["chosen"]
+
+
+def test_score_file_equals_score_round(points_1000, round_files):
+    files, selection, state = round_files
+    candidates = steps.cluster(points_1000, SEED)
+    labels, silhouette = steps.score_round(points_1000, candidates, selection, sample_size=None)
+    np.testing.assert_array_equal(np.load(files["labels.npy"]), labels)
+    written = steps.load_json(files["score.json"], seed=SEED)
+    assert written["round_silhouette"] == pytest.approx(silhouette)
+    assert LoopState.from_json(written) == state
+    assert state.iterations == [pytest.approx(silhouette)] and state.best_iteration == 0
+    assert state.parameters == [draw_parameters(SEED)]
+    assert len(np.unique(labels)) == len(selection["chosen"])
+
+
+def test_score_file_continues_the_previous_round(points_1000, round_files, tmp_path):
+    files, _, first = round_files
+    seed = SEED + 1
+    clusters, selection = tmp_path / "c1.npz", tmp_path / "s1.json"
+    steps.cluster_file(points_1000, seed, clusters)
+    chosen = steps.aggregate_file(clusters, seed, selection, ExactSolver())
+    state = steps.score_file(
+        points_1000,
+        clusters,
+        selection,
+        seed,
+        tmp_path / "score1.json",
+        tmp_path / "labels1.npy",
+        previous=files["score.json"],
+        previous_labels=files["labels.npy"],
+        sample_size=None,
+    )
+    labels, silhouette = steps.score_round(
+        points_1000, steps.cluster(points_1000, seed), chosen, sample_size=None
+    )
+    assert state.iterations == [first.iterations[0], pytest.approx(silhouette)]
+    best = labels if silhouette > first.iterations[0] else np.load(files["labels.npy"])
+    np.testing.assert_array_equal(np.load(tmp_path / "labels1.npy"), best)
+    assert state.silhouette == max(state.iterations)
+
+
+def test_aggregate_reports_delay_and_solver_fallbacks(points_1000):
+    class CountingSolver:
+        fallbacks = 0
+
+        def __call__(self, problem, *, seed):
+            self.fallbacks += 1
+            return ExactSolver()(problem, seed=seed)
+
+    selection = steps.aggregate(steps.cluster(points_1000, SEED), CountingSolver(), SEED, quantum_delay=0.05)
+    assert selection["fallbacks"] == 1
+    assert selection["seconds"] >= 0.05
+    with pytest.raises(InvalidParameterError, match="quantum_delay must be a finite number >= 0, got -1"):
+        steps.aggregate(steps.cluster(points_1000, SEED), ExactSolver(), SEED, quantum_delay=-1)
+
+
+@pytest.mark.parametrize("keep", [0, 10, 0.5, -3])
+def test_truncated_clusters_file_raises(round_files, keep):
+    files, _, _ = round_files
+    path = files["clusters.npz"]
+    content = path.read_bytes()
+    path.write_bytes(content[: int(keep * len(content)) if isinstance(keep, float) else keep])
+    with pytest.raises(StepInputError, match="missing or unreadable clusters file"):
+        steps.load_clusters(path)
+    with pytest.raises(StepInputError, match="missing or unreadable clusters file"):
+        steps.aggregate_file(path, SEED, files["selection.json"], ExactSolver())
+
+
+def test_foreign_npz_raises(tmp_path):
+    path = tmp_path / "other.npz"
+    np.savez(path, labelings=np.zeros((3, 4), dtype=np.int32))
+    with pytest.raises(StepInputError, match="missing or unreadable clusters file"):
+        steps.load_clusters(path)
+    np.savez(path, labelings=np.zeros((1, 4), np.int32), algorithms=np.array(["a"]), meta=np.array("{}"))
+    with pytest.raises(StepInputError, match="missing or unreadable clusters file"):
+        steps.load_clusters(path)
+
+
+@pytest.mark.parametrize("keep", [0, 10, -3])
+def test_truncated_labels_raise(round_files, keep):
+    files, _, _ = round_files
+    path = files["labels.npy"]
+    path.write_bytes(path.read_bytes()[:keep])
+    with pytest.raises(StepInputError, match="missing or unreadable labels"):
+        steps.load_labels(path)
+
+
+def test_clusters_of_another_round_or_data_raise(points_1000, round_files, tmp_path):
+    files, _, _ = round_files
+    with pytest.raises(
+        StepInputError, match=f"clusters of seed {SEED}, 1000 points; expected seed {SEED + 1}$"
+    ):
+        steps.aggregate_file(files["clusters.npz"], SEED + 1, tmp_path / "s.json", ExactSolver())
+    with pytest.raises(StepInputError, match=f"clusters of seed {SEED}, 1000 points; expected 999 points$"):
+        steps.load_clusters(files["clusters.npz"], seed=SEED, n_samples=999)
+    with pytest.raises(StepInputError):
+        steps.score_file(
+            points_1000[:999],
+            files["clusters.npz"],
+            files["selection.json"],
+            SEED,
+            tmp_path / "score.json",
+            tmp_path / "labels.npy",
+        )
+    assert not (tmp_path / "s.json").exists() and not (tmp_path / "score.json").exists()
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ('{"seed": ', "missing or unreadable step output"),
+        ("[1, 2]", "not the output of the step with seed 4"),
+        (b"\xff\xfe{", "missing or unreadable step output"),
+        ('{"seed": 5}', "not the output of the step with seed 4"),
+    ],
+)
+def test_truncated_or_foreign_json_raises(tmp_path, content, message):
+    path = tmp_path / "selection.json"
+    path.write_bytes(content if isinstance(content, bytes) else content.encode())
+    with pytest.raises(StepInputError, match=message):
+        steps.load_json(path, seed=SEED)
+
+
+def test_selection_of_another_round_is_refused_by_score(points_1000, round_files, tmp_path):
+    files, selection, _ = round_files
+    steps.save_json(files["selection.json"], {**selection, "seed": SEED + 1})
+    with pytest.raises(StepInputError, match=f"not the output of the step with seed {SEED}"):
+        steps.score_file(
+            points_1000,
+            files["clusters.npz"],
+            files["selection.json"],
+            SEED,
+            tmp_path / "score.json",
+            tmp_path / "labels.npy",
+        )
+
+
+@pytest.mark.parametrize(
+    ("name", "message"), [("absent.npy", "missing or unreadable labels"), (None, "labels are needed")]
+)
+def test_missing_previous_labels_raise(points_1000, round_files, tmp_path, name, message):
+    files, _, _ = round_files
+    with pytest.raises(StepInputError, match=message):
+        steps.score_file(
+            points_1000,
+            files["clusters.npz"],
+            files["selection.json"],
+            SEED,
+            tmp_path / "score.json",
+            tmp_path / "labels.npy",
+            previous=files["score.json"],
+            previous_labels=None if name is None else tmp_path / name,
+        )
+    assert not (tmp_path / "score.json").exists()
+
+
+def test_missing_input_raises(tmp_path):
+    with pytest.raises(StepInputError, match="missing or unreadable step output"):
+        steps.load_json(tmp_path / "absent.json")
+    with pytest.raises(StepInputError, match="missing or unreadable clusters file"):
+        steps.load_clusters(tmp_path / "absent.npz")
+
+
+def test_atomic_write_leaves_the_old_file_when_writing_fails(tmp_path):
+    path = tmp_path / "out.json"
+    steps.save_json(path, {"seed": 1})
+
+    def fail(handle):
+        handle.write(b'{"seed": ')
+        raise RuntimeError("killed")
+
+    with pytest.raises(RuntimeError, match="killed"):
+        steps.atomic_write(path, fail)
+    assert json.loads(path.read_text()) == {"seed": 1}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.json"]  # no temporary file left
+
+
+def test_save_clusters_round_trip(tmp_path):
+    from clustagg.aggregate import Candidates
+
+    candidates = Candidates(np.array([[0, 0, 1], [1, 0, 2]], dtype=np.int32), ("kmeans", "dbscan"))
+    meta = {"seed": 7, "n_samples": 3, "parameters": {}}
+    steps.save_clusters(tmp_path / "c.npz", candidates, meta)
+    loaded, loaded_meta = steps.load_clusters(tmp_path / "c.npz", seed=7, n_samples=3)
+    np.testing.assert_array_equal(loaded.labelings, candidates.labelings)
+    assert loaded.algorithms == candidates.algorithms and loaded_meta == meta

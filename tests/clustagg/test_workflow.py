@@ -1,0 +1,95 @@
+import shutil
+import sys
+
+import numpy as np
+import pytest
+
+import clustagg
+from clustagg import workflow
+from clustagg.cli import _build_parser
+from clustagg.errors import ClustAggError, InvalidParameterError
+from clustagg.loop import LoopSettings
+from clustagg.rounds import RoundFiles
+
+PYTHON = [sys.executable, "-m", "clustagg"]
+
+
+@pytest.fixture
+def rounds(points_1000, tmp_path):
+    return RoundFiles(tmp_path, points_1000, seed=10)
+
+
+def parse(command):
+    """The command's arguments as ``python -m clustagg`` parses them."""
+    assert command[: len(PYTHON)] == PYTHON
+    return _build_parser().parse_args(command[len(PYTHON) :])
+
+
+def test_cluster_command(rounds):
+    commands = workflow.StepCommands(rounds, "anneal", {}, LoopSettings(), processes=1)
+    args = parse(commands(2, "cluster"))
+    assert (args.command, args.points, args.seed, args.out) == (
+        "cluster",
+        rounds.points,
+        12,
+        rounds.outputs(2)["cluster"],
+    )
+    mpi = workflow.StepCommands(rounds, "anneal", {}, LoopSettings(), processes=3)(2, "cluster")
+    assert mpi[:3] == ["mpiexec", "-n", "3"] and parse(mpi[3:]) == args
+
+
+def test_aggregate_command_passes_solver_options_and_delay(rounds):
+    options = {"backend": "aer", "max_qubits": 12}
+    commands = workflow.StepCommands(rounds, "qaoa", options, LoopSettings(quantum_delay=1.5), processes=3)
+    args = parse(commands(0, "quantum"))
+    assert args.command == "aggregate" and args.clusters == rounds.outputs(0)["cluster"]
+    assert (args.solver, args.backend, args.max_qubits, args.quantum_delay) == ("qaoa", "aer", 12, 1.5)
+    assert (args.seed, args.out) == (10, rounds.outputs(0)["quantum"])
+
+
+@pytest.mark.parametrize("sample_size", [None, 300])
+def test_score_command_chains_the_previous_round(rounds, sample_size):
+    commands = workflow.StepCommands(rounds, "exact", {}, LoopSettings(sample_size=sample_size), processes=1)
+    first = parse(commands(0, "score"))
+    assert first.previous is None and first.previous_labels is None
+    args = parse(commands(1, "score"))
+    assert (args.points, args.clusters, args.selection) == (
+        rounds.points,
+        rounds.outputs(1)["cluster"],
+        rounds.outputs(1)["quantum"],
+    )
+    assert (args.out, args.labels_out) == (rounds.outputs(1)["score"], rounds.labels(1))
+    assert (args.previous, args.previous_labels) == (rounds.outputs(0)["score"], rounds.labels(0))
+    assert args.exact_silhouette is (sample_size is None)
+    if sample_size is not None:
+        assert args.sample_size == sample_size
+
+
+def test_run_step_reruns_a_failed_step_once(tmp_path):
+    marker = tmp_path / "failed-once"
+    flaky = "import pathlib, sys; p = pathlib.Path(sys.argv[1]); ok = p.exists(); p.touch(); sys.exit(not ok)"
+    workflow.run_step([sys.executable, "-c", flaky, str(marker)], "flaky")
+    assert marker.exists()
+    failing = "import sys; sys.exit('no luck ' + sys.argv[1])"
+    with pytest.raises(ClustAggError, match="workflow step score of round 3 failed twice:\nno luck x"):
+        workflow.run_step([sys.executable, "-c", failing, "x"], "score of round 3")
+
+
+def test_mpiexec_is_required_for_several_cluster_processes(points_1000, tmp_path, monkeypatch):
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    with pytest.raises(InvalidParameterError, match="cluster_processes=3 needs mpiexec on PATH; use 1"):
+        workflow.run_workflow(points_1000, "exact", {}, 0, LoopSettings(), tmp_path, processes=3)
+
+
+@pytest.mark.slow
+def test_workflow_equals_baseline(points_1000, tmp_path):
+    loop = LoopSettings(threshold=0.99, max_iter=1)
+    result = workflow.run_workflow(points_1000, "exact", {}, 2, loop, tmp_path, processes=1)
+    expected = clustagg.run(points_1000, solver="exact", seed=2, max_iter=1, threshold=0.99)
+    np.testing.assert_array_equal(result.labels, expected.labels)
+    assert result.iterations == expected.iterations
+    assert [(r["phase"], r["nodes"]) for r in result.timeline] == [
+        ("cluster", 1),
+        ("quantum", 0),
+        ("score", 1),
+    ]
