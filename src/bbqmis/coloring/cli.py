@@ -71,6 +71,20 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--time-limit", type=float, default=None, metavar="S", help="stop after S seconds")
     parser.add_argument(
+        "--memory-limit",
+        type=float,
+        default=None,
+        metavar="GB",
+        help="resident memory of the search (default: half of the memory available)",
+    )
+    parser.add_argument(
+        "--exact-share",
+        type=float,
+        default=0.3,
+        metavar="F",
+        help="share of the time for exact DSATUR on cores of <= 200 vertices; 0: tree alone (default 0.3)",
+    )
+    parser.add_argument(
         "--node-limit", type=int, default=None, metavar="N", help="stop after N node expansions"
     )
     parser.add_argument("--strategy", default="best-first", choices=STRATEGIES, help="queue order")
@@ -214,6 +228,8 @@ def main(argv: list[str] | None = None) -> int:
                 executor,
                 time_limit=args.time_limit,
                 node_limit=args.node_limit,
+                memory_limit=args.memory_limit,
+                exact_share=args.exact_share,
                 checkpoint=args.checkpoint,
                 resume=args.resume,
                 checkpoint_interval=args.checkpoint_interval,

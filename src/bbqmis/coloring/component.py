@@ -7,30 +7,42 @@ The phases, each under the run's deadline:
    time left) gives the first lower bound, and vertices of smaller degree outside it are
    peeled off (:func:`~bbqmis.coloring.reduce.peel`);
 3. the core gets the spectral and odd-cycle bounds (:func:`~bbqmis.coloring.bounds.adjacency_bounds`,
-   skipped above :data:`SPECTRAL_MAX_NODES` vertices) and greedy incumbents (networkx's
-   DSATUR, largest-first and smallest-last);
-4. unless the bounds already meet, or the component cannot raise the colours the graph
-   needs anyway (its incumbent is within the lower bound already proven for another
+   skipped above :data:`SPECTRAL_MAX_NODES` vertices) and greedy incumbents (DSATUR,
+   largest-first and smallest-last);
+4. a core of at most :data:`EXACT_MAX_NODES` vertices gets exact DSATUR branch-and-bound
+   (:func:`~bbqmis.coloring.dsatur_exact.exact_coloring`) for ``exact_share`` of the time
+   left (0 turns it off, so that the BBQ-MIS tree alone does the proof);
+5. TabuCol (:func:`~bbqmis.coloring.tabucol.improve_coloring`) lowers the incumbent
+   towards the bound;
+6. unless the bounds now meet, or the component cannot raise the colours the graph needs
+   anyway (its incumbent is within the lower bound already proven for another
    component), the BBQ-MIS tree searches the core (:func:`~bbqmis.coloring.treesearch.run_tree`);
-5. the peeled vertices are coloured back without a new colour.
+7. the peeled vertices are coloured back without a new colour.
+
+``ComponentOutcome.how`` says which phase settled the component, so a result never
+credits the quantum sampler with a proof that DSATUR or the bounds made.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Hashable
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import Any
 
 import networkx as nx
+import numpy as np
 
 from .bounds import ChromaticBounds, adjacency_bounds, dsatur_coloring
 from .checkpoint import dump_search, restore_search
 from .clique import adjacency_bitsets, max_clique
+from .dsatur_exact import exact_coloring
 from .limits import Clock, Every, Limits
 from .reduce import easy_coloring, extend_coloring, peel
 from .result import color_classes
 from .samplers import MISSampler
+from .tabucol import improve_coloring
 from .tree import Node, SearchState, from_bits, progress_snapshot, to_bits
 from .treesearch import run_tree
 
@@ -42,6 +54,12 @@ GREEDY_STRATEGIES = ("DSATUR", "largest_first", "smallest_last")
 SPECTRAL_MAX_NODES = 1500
 #: Share of the time left that the clique search may use.
 _CLIQUE_SHARE = 0.1
+#: Largest core that exact DSATUR branch-and-bound tries before the tree.
+EXACT_MAX_NODES = 200
+#: Longest exact DSATUR and TabuCol phases, in seconds, whatever the time limit.
+_EXACT_CAP_SECONDS, _LOCAL_CAP_SECONDS = 60.0, 20.0
+#: Share of the time left that TabuCol may use.
+_LOCAL_SHARE = 0.2
 
 
 @dataclass
@@ -60,6 +78,7 @@ class SearchContext:
     checkpoint_every: Every
     checkpoint_name: str = "checkpoint"
     global_lower: int = 0
+    exact_share: float = 0.3
 
 
 @dataclass
@@ -145,16 +164,74 @@ def color_component(
         "initial_colors": 0,
     }
     stats["initial_colors"] = len(set(incumbent.values()))
-    if stats["initial_colors"] <= lower:
-        return ComponentOutcome(extend_coloring(graph, incumbent, peeled), lower, "bounds", stats=stats)
-    if stats["initial_colors"] <= context.global_lower:
-        return ComponentOutcome(extend_coloring(graph, incumbent, peeled), lower, "dominated", stats=stats)
+    settled = _settled(len(set(incumbent.values())), lower, context.global_lower)
+    if settled is None and context.exact_share > 0 and core.number_of_nodes() <= EXACT_MAX_NODES:
+        context.report({"phase": "exact"})
+        incumbent, lower, stats["exact"] = _exact(core, incumbent, lower, context)
+        source = "dsatur-exact"
+        settled = _settled(len(set(incumbent.values())), lower, context.global_lower, "exact")
+    if settled is None and saved_tree is None:
+        context.report({"phase": "local"})
+        incumbent, found = _local_search(core, incumbent, lower, context)
+        source = "tabucol" if found else source
+        stats["tabucol_colors"] = len(set(incumbent.values()))
+        settled = _settled(len(set(incumbent.values())), lower, context.global_lower)
+    if settled is not None:
+        return ComponentOutcome(extend_coloring(graph, incumbent, peeled), lower, settled, stats=stats)
     tree = _search_core(core, context, lower, incumbent, source, saved_tree)
     tree_coloring, tree_lower, stop_reason, tree_stats = tree
     stats.update(tree_stats)
     stopped = stop_reason if stop_reason in ("time_limit", "node_limit", "memory_limit") else None
     coloring = extend_coloring(graph, tree_coloring, peeled)
     return ComponentOutcome(coloring, tree_lower, f"search:{stop_reason}", stopped, stats)
+
+
+def _settled(colors: int, lower: int, global_lower: int, proof: str = "bounds") -> str | None:
+    """Why no more search is needed: the colours meet the bound, or another component needs more."""
+    if colors <= lower:
+        return proof
+    if colors <= global_lower:
+        return "dominated"
+    return None
+
+
+def _phase_deadline(context: SearchContext, share: float, cap: float) -> float:
+    """A phase's deadline: ``share`` of the time left, and at most ``cap`` seconds from now."""
+    return min(context.clock.deadline(share), time.perf_counter() + cap)
+
+
+def _exact(
+    core: nx.Graph, incumbent: dict[Hashable, int], lower: int, context: SearchContext
+) -> tuple[dict[Hashable, int], int, dict[str, Any]]:
+    """Exact DSATUR branch-and-bound on a small core, within its share of the time."""
+    nodes = list(core)
+    initial = np.array([incumbent[v] for v in nodes])
+    result = exact_coloring(
+        nx.to_scipy_sparse_array(core, nodelist=nodes, weight=None, format="csr"),
+        lower=lower,
+        initial=initial,
+        deadline=_phase_deadline(context, context.exact_share, _EXACT_CAP_SECONDS),
+    )
+    coloring = {v: int(c) for v, c in zip(nodes, result.colors, strict=True)}
+    summary = {"optimal": result.optimal, "nodes": result.nodes, "stopped": result.stopped}
+    return coloring, max(lower, result.lower_bound), summary
+
+
+def _local_search(
+    core: nx.Graph, incumbent: dict[Hashable, int], lower: int, context: SearchContext
+) -> tuple[dict[Hashable, int], bool]:
+    """TabuCol from the incumbent down towards ``lower`` colours, within its share of the time."""
+    nodes = list(core)
+    before = len(set(incumbent.values()))
+    colors = improve_coloring(
+        nx.to_scipy_sparse_array(core, nodelist=nodes, weight=None, format="csr"),
+        np.array([incumbent[v] for v in nodes]),
+        deadline=_phase_deadline(context, _LOCAL_SHARE, _LOCAL_CAP_SECONDS),
+        seed=context.seed,
+        lower_bound=max(1, lower),
+    )
+    coloring = {v: int(c) for v, c in zip(nodes, colors, strict=True)}
+    return coloring, len(set(coloring.values())) < before
 
 
 def _core_bounds(core: nx.Graph, clique: int) -> ChromaticBounds:

@@ -41,7 +41,7 @@ from typing import Any
 import networkx as nx
 
 from backends.errors import InvalidParameterError
-from backends.validation import check_choice, check_nonnegative
+from backends.validation import check_choice, check_interval, check_nonnegative
 
 from .bounds import dsatur_coloring
 from .checkpoint import Checkpoint
@@ -72,6 +72,7 @@ def color_graph(
     checkpoint_interval: float = 30.0,
     strategy: str = "best-first",
     exhaustive: bool = True,
+    exact_share: float = 0.3,
     seed: int | None = None,
     progress: Callable[[dict], None] | None = None,
 ) -> ColoringResult:
@@ -110,6 +111,10 @@ def color_graph(
     exhaustive : bool, default=True
         Branch on every maximal independent set containing the branching vertex, in
         the sampler's order (exact). False: branch only on sampled sets (heuristic).
+    exact_share : float, default=0.3
+        Share of the time left (at most 60 s) that exact DSATUR branch-and-bound may spend
+        on a component core of at most 200 vertices before the BBQ-MIS tree; 0 leaves the
+        proof to the tree and its sampler alone.
     seed : int, optional
         Makes the run reproducible (each node's sampler seed derives from it).
     progress : callable, optional
@@ -139,8 +144,10 @@ def color_graph(
     limits = Limits.with_defaults(time_limit, node_limit, memory_limit)
     interval = check_nonnegative(checkpoint_interval, "checkpoint_interval")
     sampler = get_sampler(sampler)
+    exact_share = check_interval(exact_share, "exact_share", -1e-12, 1.0) if exact_share else 0.0
     settings = {
         "exhaustive": bool(exhaustive),
+        "exact_share": exact_share,
         "sampler": type(sampler).__name__,
         "strategy": strategy,
         "seed": seed,
@@ -187,6 +194,7 @@ def color_graph(
         checkpoint_every=Every(interval),
         checkpoint_name=str(checkpoint),
         global_lower=max((outcome.lower_bound for outcome in done.values()), default=0),
+        exact_share=exact_share if exhaustive else 0.0,
     )
     saved_search = saved.get("search") or {}
     stopped = any(outcome.stopped for outcome in done.values())

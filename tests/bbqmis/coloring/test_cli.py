@@ -21,7 +21,7 @@ def run_module(*args, **kwargs):
 
 def test_default_qaoa_run_proves_myciel3(tmp_path, capsys):
     out = tmp_path / "result.json"
-    assert main([MYCIEL3, "--seed", "1", "--json", str(out), "--quiet"]) == 0
+    assert main([MYCIEL3, "--exact-share", "0", "--seed", "1", "--json", str(out), "--quiet"]) == 0
     printed = capsys.readouterr().out
     assert "optimal      yes" in printed and "qaoa on aer" in printed
     data = json.loads(out.read_text())
@@ -34,7 +34,7 @@ def test_default_qaoa_run_proves_myciel3(tmp_path, capsys):
 
 
 def test_progress_line_is_printed(capsys):
-    assert main([MYCIEL4, "--sampler", "exact"]) == 0
+    assert main([MYCIEL4, "--sampler", "exact", "--exact-share", "0"]) == 0
     err = capsys.readouterr().err
     assert "nodes" in err and "colours" in err and "bound" in err
 
@@ -101,6 +101,8 @@ def test_killed_run_resumes_without_losing_the_incumbent(tmp_path):
     # Sleeping 3 x the quantum time after each circuit makes the search slow enough to kill.
     args = [
         MYCIEL4,
+        "--exact-share",
+        "0",
         "--seed",
         "2",
         "--sleep-factor",
@@ -140,7 +142,22 @@ def test_killed_run_resumes_without_losing_the_incumbent(tmp_path):
 def test_noisy_and_fake_device_backends_run_unchanged(backend, tmp_path, capsys):
     out = tmp_path / "result.json"
     assert (
-        main([MYCIEL3, "--backend", backend, "--shots", "256", "--seed", "3", "--json", str(out), "--quiet"])
+        main(
+            [
+                MYCIEL3,
+                "--exact-share",
+                "0",
+                "--backend",
+                backend,
+                "--shots",
+                "256",
+                "--seed",
+                "3",
+                "--json",
+                str(out),
+                "--quiet",
+            ]
+        )
         == 0
     )
     assert f"qaoa on {backend}" in capsys.readouterr().out

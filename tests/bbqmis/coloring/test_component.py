@@ -7,7 +7,7 @@ from bbqmis.coloring.result import verify_coloring
 from bbqmis.coloring.samplers import ExactSampler
 
 
-def context(limits=None, global_lower=0):
+def context(limits=None, global_lower=0, exact_share=0.0):
     limits = limits or Limits()
     reports = []
     return SearchContext(
@@ -22,6 +22,7 @@ def context(limits=None, global_lower=0):
         save_tree=lambda tree: None,
         checkpoint_every=Every(3600.0),
         global_lower=global_lower,
+        exact_share=exact_share,
     ), reports
 
 
@@ -63,3 +64,10 @@ def test_outcomes_round_trip_through_json():
     nodes = list(graph)
     back = ComponentOutcome.from_json(outcome.to_json({v: i for i, v in enumerate(nodes)}), nodes)
     assert back.coloring == outcome.coloring and back.lower_bound == outcome.lower_bound
+
+
+def test_exact_dsatur_settles_a_small_core_and_says_so():
+    ctx, reports = context(exact_share=0.5)
+    outcome = color_component(nx.mycielski_graph(5), ctx)
+    assert outcome.how == "exact" and outcome.num_colors == outcome.lower_bound == 5
+    assert outcome.stats["exact"]["optimal"] and "search" not in {r["phase"] for r in reports}

@@ -84,7 +84,7 @@ def test_depth_first_strategy_gives_the_same_answer():
 
 def test_node_limit_returns_best_colouring_without_claiming_optimality():
     graph = nx.mycielski_graph(6)  # chi = 6, bounds give 3 at the root
-    result = color_graph(graph, sampler="exact", node_limit=3, seed=0)
+    result = color_graph(graph, sampler="exact", node_limit=3, seed=0, exact_share=0)
     check(graph, result, 6)
     assert not result.optimal
     assert result.stats["stop_reason"] == "node_limit"
@@ -150,10 +150,10 @@ def test_bad_input_is_rejected(graph, kwargs, message):
 def test_checkpoint_and_resume_continue_the_search(tmp_path):
     graph = nx.mycielski_graph(5)
     path = tmp_path / "search.ckpt"
-    first = color_graph(graph, sampler="exact", node_limit=2, checkpoint=path, seed=0)
+    first = color_graph(graph, sampler="exact", node_limit=2, checkpoint=path, seed=0, exact_share=0)
     tree = json.loads(path.read_text())["search"]["tree"]
     assert tree["stats"]["nodes_explored"] == 2 and tree["open"]
-    resumed = color_graph(graph, sampler="exact", checkpoint=path, resume=True, seed=0)
+    resumed = color_graph(graph, sampler="exact", checkpoint=path, resume=True, seed=0, exact_share=0)
     assert resumed.optimal and resumed.num_colors == 5
     assert resumed.stats["nodes_explored"] > first.stats["nodes_explored"]
     assert resumed.stats["incumbents"][: len(first.stats["incumbents"])] == first.stats["incumbents"]
