@@ -57,7 +57,10 @@ _CLIQUE_SHARE = 0.1
 #: Largest core that exact DSATUR branch-and-bound tries before the tree.
 EXACT_MAX_NODES = 200
 #: Longest exact DSATUR and TabuCol phases, in seconds, whatever the time limit.
-_EXACT_CAP_SECONDS, _LOCAL_CAP_SECONDS = 60.0, 20.0
+_EXACT_CAP_SECONDS, _LOCAL_CAP_SECONDS = 60.0, 10.0
+#: TabuCol moves per colour count tried: a few hundred per vertex, so a small core whose
+#: bound is below its chromatic number does not spend seconds failing to reach it.
+_LOCAL_ITERATIONS_PER_VERTEX, _LOCAL_MAX_ITERATIONS = 500, 200_000
 #: Share of the time left that TabuCol may use.
 _LOCAL_SHARE = 0.2
 
@@ -227,6 +230,7 @@ def _local_search(
         nx.to_scipy_sparse_array(core, nodelist=nodes, weight=None, format="csr"),
         np.array([incumbent[v] for v in nodes]),
         deadline=_phase_deadline(context, _LOCAL_SHARE, _LOCAL_CAP_SECONDS),
+        max_iterations_per_k=min(_LOCAL_MAX_ITERATIONS, _LOCAL_ITERATIONS_PER_VERTEX * len(nodes)),
         seed=context.seed,
         lower_bound=max(1, lower),
     )
