@@ -125,18 +125,23 @@ def stable_rank(v: Hashable) -> int:
 def expand(task: Task) -> Expansion:
     """Children of one node, with bounds and a DSATUR completion of the most promising."""
     if not task.exhaustive:
-        samples = task.sampler.sample(task.graph, seed=task.seed)
-        expansion = _bound_children(task, list(samples.sets), enumerated=False)
-        expansion.stats = samples.stats
+        if task.sampler.exhaustive:  # the first batch of the enumeration, within the deadline
+            sets, stats = _enumeration_batch(task.graph, 0, task.deadline)[0], new_stats(calls=1)
+        else:
+            samples = task.sampler.sample(task.graph, seed=task.seed)
+            sets, stats = list(samples.sets), samples.stats
+        expansion = _bound_children(task, sets, enumerated=False)
+        expansion.stats = stats
         expansion.next_offset = None
         return expansion
     v = branch_vertex(task.graph)
     rest = task.graph.subgraph(set(task.graph) - set(task.graph[v]) - {v})
     if task.complete:
-        batch = _enumeration_batch(rest, task.offset, task.deadline)
+        batch, cut_short = _enumeration_batch(rest, task.offset, task.deadline)
         expansion = _bound_children(task, [s | {v} for s in batch], enumerated=True)
-        if expansion.next_offset is None and len(batch) == ENUMERATION_BATCH:
+        if expansion.next_offset is None and (cut_short or len(batch) == ENUMERATION_BATCH):
             expansion.next_offset = task.offset + len(batch)  # the enumeration goes on
+            expansion.timed_out |= cut_short
         return expansion
     samples = task.sampler.sample(rest, seed=task.seed)
     sets = list(samples.sets)
@@ -150,15 +155,11 @@ def expand(task: Task) -> Expansion:
     return expansion
 
 
-def _enumeration_batch(rest: nx.Graph, offset: int, deadline: float) -> list[frozenset]:
-    """Up to :data:`ENUMERATION_BATCH` maximal sets of ``rest``, from position ``offset`` on."""
-    stream = itertools.islice(iter_maximal_independent_sets(rest), offset, offset + ENUMERATION_BATCH)
-    batch = []
-    for count, found in enumerate(stream):
-        if count % 64 == 0 and time.time() >= deadline:
-            break
-        batch.append(found)
-    return batch
+def _enumeration_batch(rest: nx.Graph, offset: int, deadline: float) -> tuple[list[frozenset], bool]:
+    """Up to :data:`ENUMERATION_BATCH` maximal sets of ``rest`` from ``offset``; and if cut short."""
+    stream = iter_maximal_independent_sets(rest, deadline)
+    batch = list(itertools.islice(stream, offset, offset + ENUMERATION_BATCH))
+    return batch, time.time() >= deadline
 
 
 def _bound_children(task: Task, classes: list[frozenset], *, enumerated: bool) -> Expansion:

@@ -15,6 +15,7 @@ Samplers by name (see :func:`get_sampler`): ``"qaoa"``, ``"exact"``, ``"greedy"`
 from __future__ import annotations
 
 import itertools
+import math
 import time
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
@@ -83,7 +84,7 @@ class MISSampler(Protocol):
 _EXACT_PIVOT_POOL = 256
 
 
-def iter_maximal_independent_sets(graph: nx.Graph) -> Iterator[frozenset]:
+def iter_maximal_independent_sets(graph: nx.Graph, deadline: float = math.inf) -> Iterator[frozenset]:
     """Every maximal independent set, one at a time.
 
     Bron-Kerbosch with Tomita's pivot, run on the complement without building it: the
@@ -92,6 +93,13 @@ def iter_maximal_independent_sets(graph: nx.Graph) -> Iterator[frozenset]:
     vertices is enumerated as cheaply as a small one. The search is iterative (no
     recursion limit) and its order is deterministic for a graph built in the same order,
     so an enumeration can be resumed by skipping the sets already seen.
+
+    Parameters
+    ----------
+    graph : networkx.Graph
+    deadline : float, optional
+        Wall-clock (:func:`time.time`) time at which the enumeration stops early; the
+        caller tells an early stop from the end by looking at the clock.
 
     Yields
     ------
@@ -105,7 +113,11 @@ def iter_maximal_independent_sets(graph: nx.Graph) -> Iterator[frozenset]:
     """
     neighbours = {v: set(graph[v]) for v in graph}
     stack: list[tuple[frozenset, set, set]] = [(frozenset(), set(graph), set())]
+    steps = 0
     while stack:
+        steps += 1
+        if steps % 256 == 0 and time.time() >= deadline:
+            return
         chosen, candidates, excluded = stack.pop()
         if not candidates:
             if not excluded:

@@ -1,11 +1,14 @@
 import itertools
 import json
+import time
 from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 
 import networkx as nx
 import pytest
 
 from bbqmis import InvalidParameterError, SearchError, color_graph, read_graph, verify_coloring
+from bbqmis.coloring.limits import resident_memory_gb
 from bbqmis.coloring.result import ColoringResult
 
 DATA = "data/graphs"
@@ -174,3 +177,45 @@ def test_process_pool_gives_the_same_number_of_colours():
         parallel = color_graph(graph, sampler="exact", executor=pool, seed=0)
     check(graph, parallel, 5)
     assert parallel.optimal and parallel.num_colors == serial.num_colors == 5
+
+
+# -- limits hold in every phase, on real graphs (issue: time limit, memory, components) -----
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("graph", "exhaustive"),
+    [(nx.gnp_random_graph(150, 0.9, seed=1), True), (nx.gnp_random_graph(200, 0.5, seed=1), False)],
+    ids=["gnp150-0.9-exact", "gnp200-0.5-heuristic"],
+)
+def test_a_time_limit_holds_within_two_seconds_and_keeps_the_best_colouring(graph, exhaustive):
+    start = time.perf_counter()
+    result = color_graph(graph, sampler="exact", time_limit=5.0, exhaustive=exhaustive, seed=0)
+    assert time.perf_counter() - start <= 5.0 + 2.0
+    verify_coloring(graph, result.coloring)
+    assert result.stopped == "time_limit" and not result.optimal
+    assert result.lower_bound < result.num_colors and result.stats["stop_reason"] == "time_limit"
+
+
+@pytest.mark.slow
+def test_the_tree_on_dsjc125_1_stays_within_its_memory_limit():
+    graph = read_graph(Path(DATA) / "DSJC125.1.col")
+    limit = resident_memory_gb() + 0.25
+    result = color_graph(graph, sampler="exact", exact_share=0, memory_limit=limit, time_limit=20, seed=0)
+    verify_coloring(graph, {v: result.coloring[graph.nodes[v]["label"]] for v in graph})
+    assert resident_memory_gb() <= limit
+    assert result.optimal or result.stopped in ("time_limit", "memory_limit")
+
+
+@pytest.mark.slow
+def test_dsjc125_1_is_proven_five_colourable_and_no_less():
+    graph = read_graph(Path(DATA) / "DSJC125.1.col")
+    result = color_graph(graph, sampler="exact", time_limit=120, seed=0)
+    assert result.optimal and result.num_colors == 5 and result.stopped is None
+
+
+@pytest.mark.timeout(60)
+def test_components_are_coloured_apart_and_an_edgeless_graph_needs_no_search():
+    graph = nx.disjoint_union_all([nx.mycielski_graph(5), nx.mycielski_graph(4), nx.cycle_graph(7)])
+    result = color_graph(graph, sampler="exact", seed=0)
+    assert result.optimal and result.num_colors == 5 and result.stats["components"] == 3
+    edgeless = color_graph(nx.empty_graph(20_000), sampler="exact")
+    assert edgeless.optimal and edgeless.num_colors == 1 and edgeless.stats["nodes_explored"] == 0
