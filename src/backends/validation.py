@@ -17,7 +17,7 @@ backends.errors.InvalidParameterError: shots must be a positive integer, got 0
 from __future__ import annotations
 
 import math
-from collections.abc import Collection
+from collections.abc import Callable, Collection, Mapping
 from numbers import Integral, Real
 from typing import TypeAlias, TypeGuard, TypeVar
 
@@ -35,6 +35,7 @@ __all__ = [
     "check_probability",
     "check_random_state",
     "check_seed",
+    "build_named",
 ]
 
 _T = TypeVar("_T")
@@ -167,3 +168,24 @@ def check_random_state(seed: object) -> np.random.Generator:
     if seed is None or _is_int(seed):
         return np.random.default_rng(check_seed(seed))
     raise InvalidParameterError(f"seed must be None, an int or a numpy Generator, got {seed!r}")
+
+
+def build_named(
+    value: object, name: str, registry: Mapping[str, Callable[..., _T]], options: Mapping
+) -> _T | None:
+    """Build ``registry[value](**options)`` when ``value`` is a name; else check no options came.
+
+    The pattern of "a strategy by name or an object" (networkx's greedy strategies):
+    names build a new object with ``options``; an object is the caller's to check, and
+    returns ``None`` here.
+
+    Raises
+    ------
+    InvalidParameterError
+        For an unknown name (the message lists the names), or options with an object.
+    """
+    if isinstance(value, str):
+        return registry[check_choice(value, name, registry)](**options)
+    if options:
+        raise InvalidParameterError(f"{name} options can only be given with a {name} name")
+    return None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any, TextIO
@@ -214,6 +215,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.resume and args.checkpoint is None:
             raise BBQMISError("--resume needs --checkpoint FILE")
+        for option, path in (("--json", args.json), ("--checkpoint", args.checkpoint)):
+            _check_writable(option, path)
         graph = read_graph(args.graph)
         sampler = get_sampler(args.sampler, **_sampler_options(args))
         if isinstance(sampler, QAOASampler):
@@ -243,7 +246,22 @@ def main(argv: list[str] | None = None) -> int:
     except (BBQMISError, ValueError, FileNotFoundError, ConnectionError) as exc:
         print(f"bbqmis: error: {exc}", file=sys.stderr)
         return 2
-    print(format_result(result, graph, args.sampler, args.backend if args.sampler == "qaoa" else None))
-    if args.json is not None:
-        args.json.write_text(json.dumps(result.to_json(), indent=2) + "\n")
+    if args.json is not None:  # first: a closed stdout must not lose the result
+        tmp = Path(f"{args.json}.tmp")
+        tmp.write_text(json.dumps(result.to_json(), indent=2) + "\n")
+        os.replace(tmp, args.json)
+    try:
+        print(format_result(result, graph, args.sampler, args.backend if args.sampler == "qaoa" else None))
+        sys.stdout.flush()
+    except BrokenPipeError:  # the reader left (``| head``): the result is in --json, if asked for
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
+
+
+def _check_writable(option: str, path: Path | None) -> None:
+    """Refuse an output path that cannot be written, before any long work starts."""
+    if path is None:
+        return
+    folder = Path(path).resolve().parent
+    if Path(path).is_dir() or not folder.is_dir() or not os.access(folder, os.W_OK):
+        raise BBQMISError(f"{option} {path}: cannot write there (no such folder, or not writable)")

@@ -54,6 +54,7 @@ from scipy.optimize import Bounds, LinearConstraint, milp
 from backends.errors import InvalidParameterError
 from backends.validation import (
     SeedLike,
+    build_named,
     check_interval,
     check_positive_int,
     check_probability,
@@ -654,14 +655,9 @@ def get_pricer(pricer: PricerLike, **options: Any) -> Pricer:
     InvalidParameterError
         For an unknown name, or options given with a pricer object.
     """
-    if isinstance(pricer, str):
-        if pricer not in _PRICERS:
-            raise InvalidParameterError(
-                f"pricer must be one of {', '.join(map(repr, _PRICERS))}; got {pricer!r}"
-            )
-        return _PRICERS[pricer](**options)
-    if options:
-        raise InvalidParameterError("pricer options can only be given with a pricer name")
+    named = build_named(pricer, "pricer", _PRICERS, options)
+    if named is not None:
+        return named
     if isinstance(pricer, Pricer):
         return pricer
     raise InvalidParameterError(f"pricer must be a name or a Pricer, got {pricer!r}")

@@ -26,7 +26,7 @@ import networkx as nx
 import numpy as np
 
 from backends.errors import InvalidParameterError
-from backends.validation import SeedLike, check_positive_int, check_random_state
+from backends.validation import SeedLike, build_named, check_positive_int, check_random_state
 
 from ..mis.classical import check_beta_range, simulated_annealing
 from ..mis.problem import MISProblem
@@ -389,14 +389,9 @@ def get_sampler(sampler: SamplerLike = "qaoa", **options: Any) -> MISSampler:
     InvalidParameterError
         For an unknown name, or options given with a sampler object.
     """
-    if isinstance(sampler, str):
-        if sampler not in _SAMPLERS:
-            raise InvalidParameterError(
-                f"sampler must be one of {', '.join(map(repr, _SAMPLERS))}; got {sampler!r}"
-            )
-        return _SAMPLERS[sampler](**options)
-    if options:
-        raise InvalidParameterError("sampler options can only be given with a sampler name")
+    named = build_named(sampler, "sampler", _SAMPLERS, options)
+    if named is not None:
+        return named
     if isinstance(sampler, MISSampler):
         return sampler
     if callable(sampler):

@@ -164,3 +164,20 @@ def test_noisy_and_fake_device_backends_run_unchanged(backend, tmp_path, capsys)
     data = json.loads(out.read_text())
     assert data["num_colors"] == 4 and data["optimal"] is True
     assert data["stats"]["sampler"]["circuits"] >= 1 and data["stats"]["sampler"]["quantum_seconds"] > 0
+
+
+def test_an_unwritable_output_is_refused_before_any_search(tmp_path, capsys):
+    assert main([MYCIEL3, "--json", str(tmp_path / "missing" / "out.json")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("bbqmis: error: --json ") and "cannot write there" in err and "\n" not in err
+
+
+def test_a_closed_stdout_pipe_keeps_the_json_result(tmp_path):
+    out = tmp_path / "result.json"
+    command = f"{sys.executable} -m bbqmis {MYCIEL3} --quiet --json {out} | head -1"
+    completed = subprocess.run(
+        ["bash", "-o", "pipefail", "-c", command], capture_output=True, text=True, timeout=120
+    )
+    assert completed.returncode == 0, completed.stderr
+    assert "Traceback" not in completed.stderr
+    assert json.loads(out.read_text())["optimal"] is True
