@@ -12,12 +12,16 @@ The phases, each under the run's deadline:
 4. a core of at most :data:`EXACT_MAX_NODES` vertices gets exact DSATUR branch-and-bound
    (:func:`~bbqmis.coloring.dsatur_exact.exact_coloring`) for ``exact_share`` of the time
    left (0 turns it off, so that the BBQ-MIS tree alone does the proof);
-5. TabuCol (:func:`~bbqmis.coloring.tabucol.improve_coloring`) lowers the incumbent
+5. when exact DSATUR did not settle a core of at most 200 vertices, the set-cover LP
+   bound (:func:`~bbqmis.coloring.pricing.lp_bound`, column generation with HiGHS,
+   annealing and exact MWIS pricing, Farley bound when cut short) may raise the bound,
+   for a tenth of the time left;
+6. TabuCol (:func:`~bbqmis.coloring.tabucol.improve_coloring`) lowers the incumbent
    towards the bound;
-6. unless the bounds now meet, or the component cannot raise the colours the graph needs
+7. unless the bounds now meet, or the component cannot raise the colours the graph needs
    anyway (its incumbent is within the lower bound already proven for another
    component), the BBQ-MIS tree searches the core (:func:`~bbqmis.coloring.treesearch.run_tree`);
-7. the peeled vertices are coloured back without a new colour.
+8. the peeled vertices are coloured back without a new colour.
 
 ``ComponentOutcome.how`` says which phase settled the component, so a result never
 credits the quantum sampler with a proof that DSATUR or the bounds made.
@@ -39,6 +43,7 @@ from .checkpoint import dump_search, restore_search
 from .clique import adjacency_bitsets, max_clique
 from .dsatur_exact import exact_coloring
 from .limits import Clock, Every, Limits
+from .pricing import lp_bound
 from .reduce import easy_coloring, extend_coloring, peel
 from .result import color_classes
 from .samplers import MISSampler
@@ -82,6 +87,7 @@ class SearchContext:
     checkpoint_name: str = "checkpoint"
     global_lower: int = 0
     exact_share: float = 0.3
+    lp_share: float = 0.1
 
 
 @dataclass
@@ -173,6 +179,19 @@ def color_component(
         incumbent, lower, stats["exact"] = _exact(core, incumbent, lower, context)
         source = "dsatur-exact"
         settled = _settled(len(set(incumbent.values())), lower, context.global_lower, "exact")
+    if settled is None and context.lp_share > 0 and core.number_of_nodes() <= EXACT_MAX_NODES:
+        context.report({"phase": "lp"})
+        lp = lp_bound(
+            core,
+            pricers=("anneal",),
+            deadline=_phase_deadline(context, context.lp_share, _EXACT_CAP_SECONDS),
+            quick=False,
+            settle=True,
+            seed=context.seed,
+        )
+        lower = max(lower, lp.bound)
+        stats["lp"] = {"value": lp.value, "bound": lp.bound, "certified": lp.certified, "rounds": lp.rounds}
+        settled = _settled(len(set(incumbent.values())), lower, context.global_lower, "lp")
     if settled is None and saved_tree is None:
         context.report({"phase": "local"})
         incumbent, found = _local_search(core, incumbent, lower, context)

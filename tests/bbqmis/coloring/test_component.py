@@ -71,3 +71,14 @@ def test_exact_dsatur_settles_a_small_core_and_says_so():
     outcome = color_component(nx.mycielski_graph(5), ctx)
     assert outcome.how == "exact" and outcome.num_colors == outcome.lower_bound == 5
     assert outcome.stats["exact"]["optimal"] and "search" not in {r["phase"] for r in reports}
+
+
+def test_the_lp_bound_closes_the_gap_that_the_clique_leaves():
+    from bbqmis import read_graph
+
+    graph = read_graph("data/graphs/queen6_6.col")  # clique 6, chi 7 = ceil of the fractional bound
+    ctx, reports = context()
+    outcome = color_component(graph, ctx)
+    verify_coloring(graph, outcome.coloring)
+    assert outcome.how in ("lp", "bounds") and outcome.num_colors == outcome.lower_bound == 7
+    assert outcome.stats["lp"]["bound"] == 7 and "search" not in {r["phase"] for r in reports}

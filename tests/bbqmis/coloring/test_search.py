@@ -107,7 +107,8 @@ def test_heuristic_mode_never_claims_what_it_cannot_prove():
     graph = nx.mycielski_graph(5)  # root lower bound 3 < chi = 5
     result = color_graph(graph, sampler="greedy", exhaustive=False, seed=0)
     check(graph, result, 5)
-    assert not result.optimal and result.lower_bound == result.stats["root_lower_bound"]
+    # Its bound comes from the root's bounds and the LP, never from the unfinished tree.
+    assert not result.optimal and result.stats["root_lower_bound"] <= result.lower_bound < 5
     assert result.stats["exhaustive"] is False
 
 
