@@ -174,9 +174,10 @@ def color_component(
     }
     stats["initial_colors"] = len(set(incumbent.values()))
     settled = _settled(len(set(incumbent.values())), lower, context.global_lower)
+    sparse = nx.to_scipy_sparse_array(core, nodelist=list(core), weight=None, format="csr")
     if settled is None and context.exact_share > 0 and core.number_of_nodes() <= EXACT_MAX_NODES:
         context.report({"phase": "exact"})
-        incumbent, lower, stats["exact"] = _exact(core, incumbent, lower, context)
+        incumbent, lower, stats["exact"] = _exact(core, sparse, incumbent, lower, context)
         source = "dsatur-exact"
         settled = _settled(len(set(incumbent.values())), lower, context.global_lower, "exact")
     if settled is None and context.lp_share > 0 and core.number_of_nodes() <= EXACT_MAX_NODES:
@@ -194,7 +195,7 @@ def color_component(
         settled = _settled(len(set(incumbent.values())), lower, context.global_lower, "lp")
     if settled is None and saved_tree is None:
         context.report({"phase": "local"})
-        incumbent, found = _local_search(core, incumbent, lower, context)
+        incumbent, found = _local_search(core, sparse, incumbent, lower, context)
         source = "tabucol" if found else source
         stats["tabucol_colors"] = len(set(incumbent.values()))
         settled = _settled(len(set(incumbent.values())), lower, context.global_lower)
@@ -223,13 +224,13 @@ def _phase_deadline(context: SearchContext, share: float, cap: float) -> float:
 
 
 def _exact(
-    core: nx.Graph, incumbent: dict[Hashable, int], lower: int, context: SearchContext
+    core: nx.Graph, sparse: Any, incumbent: dict[Hashable, int], lower: int, context: SearchContext
 ) -> tuple[dict[Hashable, int], int, dict[str, Any]]:
-    """Exact DSATUR branch-and-bound on a small core, within its share of the time."""
+    """Exact DSATUR branch-and-bound on a small core (``sparse``: its CSR adjacency), within its share."""
     nodes = list(core)
     initial = np.array([incumbent[v] for v in nodes])
     result = exact_coloring(
-        nx.to_scipy_sparse_array(core, nodelist=nodes, weight=None, format="csr"),
+        sparse,
         lower=lower,
         initial=initial,
         deadline=_phase_deadline(context, context.exact_share, _EXACT_CAP_SECONDS),
@@ -240,13 +241,13 @@ def _exact(
 
 
 def _local_search(
-    core: nx.Graph, incumbent: dict[Hashable, int], lower: int, context: SearchContext
+    core: nx.Graph, sparse: Any, incumbent: dict[Hashable, int], lower: int, context: SearchContext
 ) -> tuple[dict[Hashable, int], bool]:
-    """TabuCol from the incumbent down towards ``lower`` colours, within its share of the time."""
+    """TabuCol from the incumbent down towards ``lower`` colours (``sparse``: CSR adjacency of the core)."""
     nodes = list(core)
     before = len(set(incumbent.values()))
     colors = improve_coloring(
-        nx.to_scipy_sparse_array(core, nodelist=nodes, weight=None, format="csr"),
+        sparse,
         np.array([incumbent[v] for v in nodes]),
         deadline=_phase_deadline(context, _LOCAL_SHARE, _LOCAL_CAP_SECONDS),
         max_iterations_per_k=min(_LOCAL_MAX_ITERATIONS, _LOCAL_ITERATIONS_PER_VERTEX * len(nodes)),
