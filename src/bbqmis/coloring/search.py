@@ -41,7 +41,7 @@ from typing import Any
 import networkx as nx
 
 from backends.errors import InvalidParameterError
-from backends.validation import check_choice, check_interval, check_nonnegative
+from backends.validation import check_choice, check_nonnegative, check_probability
 
 from .bounds import dsatur_coloring
 from .checkpoint import Checkpoint
@@ -144,7 +144,7 @@ def color_graph(
     limits = Limits.with_defaults(time_limit, node_limit, memory_limit)
     interval = check_nonnegative(checkpoint_interval, "checkpoint_interval")
     sampler = get_sampler(sampler)
-    exact_share = check_interval(exact_share, "exact_share", -1e-12, 1.0) if exact_share else 0.0
+    exact_share = check_probability(exact_share, "exact_share")
     settings = {
         "exhaustive": bool(exhaustive),
         "exact_share": exact_share,
