@@ -19,7 +19,7 @@ from numpy.typing import NDArray
 from . import steps
 from .errors import InvalidParameterError
 from .loop import LoopSettings
-from .mpi import spawned_workers, world
+from .mpi import check_spawn, spawned_workers, world
 from .result import AggregationResult
 from .rounds import RoundFiles
 from .solvers import MWISSolver
@@ -112,12 +112,16 @@ def run_malleable(
     ------
     InvalidParameterError
         If started on more than one MPI process.
+    ClustAggError
+        If no process manager can spawn the workers (no ``mpiexec`` on ``PATH`` for a run
+        not started by ``mpiexec``), before any file is written.
     """
     size = world().size
     if size != 1:
         raise InvalidParameterError(
             f"mode='malleable' starts on one process and spawns its workers; got {size} processes"
         )
+    check_spawn()
     rounds = RoundFiles(workdir, X, seed)
     timeline = Timeline(floor=1)
     phases = MalleablePhases(X, solver, loop, rounds, workers)

@@ -1,4 +1,10 @@
 import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
@@ -6,7 +12,7 @@ import pytest
 
 import clustagg
 from clustagg import malleable, steps
-from clustagg.errors import InvalidParameterError
+from clustagg.errors import ClustAggError, InvalidParameterError
 from clustagg.loop import LoopSettings
 from clustagg.rounds import RoundFiles
 from clustagg.solvers import ExactSolver
@@ -37,8 +43,38 @@ def test_more_than_one_process_is_refused(points_1000, tmp_path, monkeypatch):
     assert not (tmp_path / "points.npy").exists()
 
 
+def path_without_mpiexec():
+    """The PATH folders that hold no mpiexec (python itself is started by its full path)."""
+    folders = os.environ.get("PATH", "").split(os.pathsep)
+    return os.pathsep.join(f for f in folders if f and not (Path(f) / "mpiexec").exists())
+
+
+def test_without_mpiexec_the_run_is_refused_before_anything(points_1000, tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", path_without_mpiexec())
+    for variable in ("PMI_RANK", "PMI_FD", "PMI_PORT", "PMIX_RANK", "OMPI_COMM_WORLD_RANK"):
+        monkeypatch.delenv(variable, raising=False)
+    with pytest.raises(ClustAggError, match="needs mpiexec on PATH"):
+        malleable.run_malleable(points_1000, ExactSolver(), 0, LoopSettings(), tmp_path, workers=2)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_command_line_without_mpiexec_fails_fast_in_one_line(tmp_path):
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PMI", "OMPI_"))}
+    env["PATH"] = path_without_mpiexec()
+    command = [sys.executable, "-m", "clustagg", "run", "--mode", "malleable", "--n-samples", "200"]
+    start = time.monotonic()
+    done = subprocess.run(
+        [*command, "--workdir", str(tmp_path / "run")], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert time.monotonic() - start < 60
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith("python -m clustagg run: error: mode='malleable' spawns its workers")
+    assert "no mpiexec was found on PATH" in done.stderr and done.stderr.count("\n") == 1
+
+
 @pytest.mark.slow
 @pytest.mark.mpi
+@pytest.mark.skipif(shutil.which("mpiexec") is None, reason="spawning needs mpiexec on PATH")
 def test_malleable_spawns_workers_and_resumes_from_its_checkpoint(points_1000, tmp_path):
     loop = LoopSettings(threshold=0.99, max_iter=1)
     result = malleable.run_malleable(points_1000, ExactSolver(), 0, loop, tmp_path, workers=1)

@@ -6,7 +6,8 @@
 - :mod:`backends.vqpu.tokens` - per-job tokens read from a file;
 - :mod:`backends.vqpu.limits` - what one request may ask of the server;
 - :mod:`backends.vqpu.store` - SQLite accounting and recovery (one writer thread);
-- :mod:`backends.vqpu.wire` - circuits as base64 QPY, both ways;
+- :mod:`backends.vqpu.wire` - circuits as base64 QPY, both ways, and the QPY header;
+- :mod:`backends.vqpu.sandbox` - untrusted QPY deserialised in a memory-capped worker process;
 - :mod:`backends.vqpu.api` - HTTP session with retries and idempotent resubmission;
 - :mod:`backends.vqpu.client` - :class:`VQPUBackend`, the ``vqpu:<url>`` backend;
 - :mod:`backends.vqpu.report` - occupancy, quantum time, queue times, job runtimes.

@@ -18,8 +18,8 @@ EXAMPLES = """\
 examples:
   # one physical backend shared by many jobs, device time emulated as 50 ms per circuit
   python -m backends.vqpu serve --backend aer --port 8765 --latency 0.05 --db vqpu.sqlite
-  # with per-job tokens (one 'name token' per line)
-  python -m backends.vqpu serve --backend iqm-fake:adonis --port 8765 --token-file tokens.txt
+  # with per-job tokens (one 'name token' per line), API docs at /docs
+  python -m backends.vqpu serve --backend iqm-fake:adonis --port 8765 --token-file tokens.txt --docs
   # a job: any command of the package, with the vQPU as backend
   VQPU_TOKEN=... python -m bbqmis graph.col --backend vqpu:http://127.0.0.1:8765
   # a small test circuit through the client
@@ -42,6 +42,14 @@ def _positive_int(text: str) -> int:
     value = int(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be a positive integer, got {text}")
+    return value
+
+
+def _positive_seconds(text: str) -> float:
+    """Argument type: seconds > 0, finite."""
+    value = float(text)
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be > 0 seconds, got {text}")
     return value
 
 
@@ -75,7 +83,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _add_serve_arguments(serve: argparse.ArgumentParser) -> None:
-    """Options of ``serve``."""
+    """Options of ``serve``; the limits default to those of :class:`~backends.vqpu.limits.Limits`."""
     serve.add_argument("--backend", required=True, help="physical backend spec, e.g. aer, iqm-fake:adonis")
     serve.add_argument("--port", type=int, required=True, help="TCP port (0 < P < 65536)")
     serve.add_argument("--host", default="127.0.0.1", help="address to bind (default %(default)s)")
@@ -87,6 +95,35 @@ def _add_serve_arguments(serve: argparse.ArgumentParser) -> None:
     serve.add_argument("--max-queue", type=_positive_int, default=1_000, help="batches queued or running")
     serve.add_argument("--max-payload", type=_positive_int, default=8 * 2**20, help="request body bytes")
     serve.add_argument("--max-qubits", type=_positive_int, help="default: the backend's qubits")
+    serve.add_argument("--max-clbits", type=_positive_int, default=1_024, help="per circuit")
+    serve.add_argument("--max-instructions", type=_positive_int, default=10_000, help="per circuit")
+    serve.add_argument(
+        "--max-decode-bytes",
+        type=_positive_int,
+        default=2**30,
+        help="memory the decoder process may use for one batch (default %(default)s)",
+    )
+    serve.add_argument(
+        "--max-decode-seconds",
+        type=_positive_seconds,
+        default=10.0,
+        help="time the decoder process may use for one batch (default %(default)s)",
+    )
+    serve.add_argument(
+        "--max-read-seconds",
+        type=_positive_seconds,
+        default=10.0,
+        help="time a client has to send a request head, and again its body (default %(default)s)",
+    )
+    serve.add_argument(
+        "--max-connections",
+        type=_positive_int,
+        default=512,
+        help="connections and requests at once, 503 beyond (default %(default)s)",
+    )
+    serve.add_argument(
+        "--docs", action="store_true", help="serve /docs, /redoc and /openapi.json (public, no token)"
+    )
     serve.add_argument(
         "--threads",
         type=_positive_int,
@@ -123,7 +160,7 @@ def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from backends import get_backend
-    from backends.vqpu.server import Limits, TokenBook, VQPUService, create_app
+    from backends.vqpu.server import Limits, TokenBook, VQPUService, create_app, uvicorn_config
 
     if not 0 < args.port < 65536:
         raise ValueError(f"--port must be in 1..65535, got {args.port}")
@@ -134,6 +171,12 @@ def _serve(args: argparse.Namespace) -> int:
         max_circuits=args.max_circuits,
         max_queue=args.max_queue,
         max_qubits=args.max_qubits,
+        max_clbits=args.max_clbits,
+        max_instructions=args.max_instructions,
+        max_decode_bytes=args.max_decode_bytes,
+        max_decode_seconds=args.max_decode_seconds,
+        max_read_seconds=args.max_read_seconds,
+        max_connections=args.max_connections,
     )
     service = VQPUService(
         get_backend(args.backend), args.db, tokens=tokens, latency=args.latency, limits=limits
@@ -144,7 +187,9 @@ def _serve(args: argparse.Namespace) -> int:
         logging.getLogger("backends.vqpu").warning(
             "no --token-file: open mode, every local process may submit"
         )
-    uvicorn.run(create_app(service), host=args.host, port=args.port, access_log=False, log_level="info")
+    app = create_app(service, docs=args.docs)
+    config = uvicorn_config(app, limits, host=args.host, port=args.port, access_log=False, log_level="info")
+    uvicorn.Server(config).run()
     return 0
 
 

@@ -1,4 +1,9 @@
-"""What one request may ask of a vQPU server.
+"""What one request, and all of them together, may ask of a vQPU server.
+
+Every limit is checked before the work it bounds: sizes before reading, the QPY
+header before deserialising, the deserialised circuits (in a memory-capped worker
+process, within a time limit) before queueing. ``python -m backends.vqpu serve``
+has one option per limit (``--max-qubits``, ``--max-decode-seconds``...).
 
 >>> Limits(max_shots=1000).max_shots
 1000
@@ -10,25 +15,35 @@ backends.errors.InvalidParameterError: The 'max_queue' limit must be a positive 
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass
-from numbers import Integral
+from numbers import Integral, Real
 
 from backends.errors import InvalidParameterError
 
-__all__ = ["MAX_WAIT", "Limits"]
+__all__ = ["MAX_PENDING_DECODES", "MAX_WAIT", "SQLITE_INT_MAX", "Limits"]
 
 #: Longest accepted long-poll, in seconds.
 MAX_WAIT = 30.0
 
+#: Largest integer SQLite stores (signed 64 bit); ids, seeds and counts above it are refused.
+SQLITE_INT_MAX = 2**63 - 1
+
+#: Submissions waiting for the decoder process at once; more are answered 503 (retry later).
+MAX_PENDING_DECODES = 8
+
+#: Limits given in seconds (positive finite numbers); every other limit is a positive integer.
+_SECONDS = ("max_decode_seconds", "max_read_seconds")
+
 
 @dataclass(frozen=True)
 class Limits:
-    """What one request may ask of the server.
+    """What one request, and all requests together, may ask of the server.
 
     Attributes
     ----------
     max_payload_bytes : int
-        Largest request body.
+        Largest request body (``Content-Length``), default 8 MiB.
     max_shots : int
         Most shots per circuit.
     max_circuits : int
@@ -36,12 +51,30 @@ class Limits:
     max_queue : int
         Most batches queued or running at once; further submissions get 429.
     max_qubits : int or None
-        Widest circuit; None means the device's ``num_qubits``.
+        Widest circuit, nested definitions included; None means the device's
+        ``num_qubits`` (a larger value is lowered to it).
+    max_clbits : int
+        Most classical bits of a circuit.
+    max_instructions : int
+        Most instructions of one circuit (and of each nested definition). Batches
+        run on a thread of the server, and transpiling for a device with a coupling
+        map holds the GIL in one call per circuit (about 0.3 ms per instruction for
+        ``iqm-fake:adonis``), so this also bounds how long other requests can stall.
+    max_decode_bytes : int
+        Memory (address space) the worker process may add while deserialising one
+        batch, default 1 GiB; a batch needing more is refused with 422.
+    max_decode_seconds : float
+        Seconds the worker process may spend deserialising one batch.
+    max_read_seconds : float
+        Seconds a client has to send a request's head, and again its body; a slower
+        client is cut off (408 for a body).
+    max_connections : int
+        Open connections and requests at once; further requests get 503.
 
     Raises
     ------
     InvalidParameterError
-        If a limit is not a positive integer.
+        If a limit is not a positive integer (positive finite number for seconds).
     """
 
     max_payload_bytes: int = 8 * 2**20
@@ -49,12 +82,34 @@ class Limits:
     max_circuits: int = 1_000
     max_queue: int = 1_000
     max_qubits: int | None = None
+    max_clbits: int = 1_024
+    max_instructions: int = 10_000
+    max_decode_bytes: int = 2**30
+    max_decode_seconds: float = 10.0
+    max_read_seconds: float = 10.0
+    max_connections: int = 512
 
     def __post_init__(self) -> None:
         for name, value in asdict(self).items():
             if value is None and name == "max_qubits":
                 continue
-            if not isinstance(value, Integral) or isinstance(value, bool) or value < 1:
+            if name in _SECONDS:
+                if not _is_positive_seconds(value):
+                    raise InvalidParameterError(
+                        f"The '{name}' limit must be a positive number of seconds. Got {value!r} instead."
+                    )
+            elif (
+                not isinstance(value, Integral)
+                or isinstance(value, bool)
+                or not 1 <= int(value) <= SQLITE_INT_MAX
+            ):
                 raise InvalidParameterError(
                     f"The '{name}' limit must be a positive integer. Got {value!r} instead."
                 )
+
+
+def _is_positive_seconds(value: object) -> bool:
+    """Whether ``value`` is a finite real number > 0 (bools refused)."""
+    return (
+        isinstance(value, Real) and not isinstance(value, bool) and math.isfinite(value) and float(value) > 0
+    )

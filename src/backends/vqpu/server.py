@@ -21,34 +21,61 @@ in open mode; errors are JSON ``{"error": code, "detail": message}``):
     ``status``, ``backend``, ``num_qubits``, the limits.
 ``GET /metrics``
     Queue length, busy seconds, occupancy so far, batches done and failed.
+
+Hostile clients (limits in :mod:`backends.vqpu.limits`):
+
+- ``/docs``, ``/redoc`` and ``/openapi.json`` exist only with ``docs=True``
+  (``serve --docs``) and are then public: they describe the API, not its data;
+- a POST needs ``Content-Length`` (411); a body over ``max_payload_bytes`` is refused
+  before it is read (413), one that does not arrive within ``max_read_seconds`` is
+  cut off (408), and so is a request head (the connection is closed);
+- bodies that are not JSON, or have wrong types, bools for integers, integers
+  beyond SQLite's 64 bits or unknown fields get 400 naming the field;
+- batch ids outside 1..2**63-1 are answered 404 like any unknown batch;
+- circuits are checked from their QPY header, then deserialised in a memory-capped
+  worker process (:mod:`backends.vqpu.sandbox`), so neither can take the server's
+  memory or stall ``/health``;
+- more than ``max_connections`` connections or requests at once get 503.
 """
 
 # No "from __future__ import annotations": FastAPI reads the route annotations, and the
 # local ``Job`` dependency type is only found while they are evaluated at definition time.
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Awaitable, Callable
+import json
+from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from typing import Annotated, Any
 
-from fastapi import Depends, FastAPI, Request, Response
+import h11
+import uvicorn
+from fastapi import Depends, FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from backends.vqpu.limits import Limits
+from backends.vqpu.limits import MAX_WAIT, Limits
 from backends.vqpu.service import APIError, BatchIn, VQPUService
 from backends.vqpu.tokens import TokenBook
 
-__all__ = ["Limits", "TokenBook", "VQPUService", "create_app"]
+__all__ = ["Limits", "TokenBook", "VQPUService", "create_app", "uvicorn_config"]
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
-def create_app(service: VQPUService) -> FastAPI:
+def create_app(service: VQPUService, *, docs: bool = False) -> FastAPI:
     """Build the FastAPI application serving ``service``; its lifespan runs the executor.
 
     Parameters
     ----------
     service : VQPUService
         The server's state; started when the application starts, stopped when it stops.
+    docs : bool, optional
+        Serve ``/docs``, ``/redoc`` and ``/openapi.json`` (without a token); off by default.
 
     Returns
     -------
@@ -63,11 +90,141 @@ def create_app(service: VQPUService) -> FastAPI:
         finally:
             await asyncio.to_thread(service.stop)
 
-    app = FastAPI(title="vQPU", lifespan=lifespan)
+    urls: dict[str, Any] = {} if docs else {"docs_url": None, "redoc_url": None, "openapi_url": None}
+    app = FastAPI(title="vQPU", lifespan=lifespan, **urls)
     _add_error_handlers(app)
-    _add_payload_limit(app, service.limits)
     _add_routes(app, service)
+    app.add_middleware(_BodyGuard, limits=service.limits)
     return app
+
+
+def uvicorn_config(app: FastAPI, limits: Limits, **options: Any) -> uvicorn.Config:
+    """Return the uvicorn configuration that enforces the connection limits of ``limits``.
+
+    At most ``max_connections`` connections and requests at once (503 beyond), and a
+    request head must arrive within ``max_read_seconds`` (else the connection is
+    closed). ``options`` go to :class:`uvicorn.Config` (``host``, ``port``, ``log_level``...).
+    """
+    protocol = type("VQPUProtocol", (_HeadTimeoutProtocol,), {"head_seconds": limits.max_read_seconds})
+    return uvicorn.Config(app, http=protocol, limit_concurrency=limits.max_connections, **options)
+
+
+class _HeadTimeoutProtocol(H11Protocol):
+    """uvicorn's h11 protocol, closing connections whose request head is not complete in time.
+
+    uvicorn only times out idle keep-alive connections; a client that opens a
+    connection and sends nothing, or its head a byte at a time, would hold it forever.
+    """
+
+    head_seconds = 10.0
+    _head_timer: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.Transport) -> None:
+        super().connection_made(transport)
+        self._watch_head()
+
+    def data_received(self, data: bytes) -> None:
+        super().data_received(data)
+        self._watch_head()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._stop_head_timer()
+        super().connection_lost(exc)
+
+    def _watch_head(self) -> None:
+        """Start the head timer while a request head is incomplete; stop it once the head is in."""
+        if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
+            if self._head_timer is None:
+                self._head_timer = self.loop.call_later(self.head_seconds, self._head_timeout)
+        else:
+            self._stop_head_timer()
+
+    def _stop_head_timer(self) -> None:
+        if self._head_timer is not None:
+            self._head_timer.cancel()
+            self._head_timer = None
+
+    def _head_timeout(self) -> None:
+        self._head_timer = None
+        if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
+            self.transport.close()
+
+
+class _BodyGuard:
+    """ASGI middleware: check ``Content-Length`` and read the whole body within the time limit.
+
+    A POST without ``Content-Length`` gets 411 (so chunked bodies are refused), any
+    request whose ``Content-Length`` exceeds ``max_payload_bytes`` 413, and a body not
+    received within ``max_read_seconds`` 408. The body is then handed to the
+    application from memory, so no route ever waits on a slow client.
+    """
+
+    def __init__(self, app: ASGIApp, *, limits: Limits) -> None:
+        self.app = app
+        self.limits = limits
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        lengths = [value for name, value in scope["headers"] if name == b"content-length"]
+        if not lengths:
+            if scope["method"] == "POST":
+                await _send_error(send, 411, "length_required", "send a Content-Length header", close=True)
+                return
+            await self.app(scope, receive, send)
+            return
+        # h11 refuses malformed, negative and conflicting Content-Length headers before this.
+        if not lengths[0].isdigit():
+            await _send_error(
+                send, 400, "bad_request", "Content-Length must be a decimal integer", close=True
+            )
+            return
+        length = int(lengths[0])
+        if length > self.limits.max_payload_bytes:
+            detail = f"request body has {length} bytes, the limit is {self.limits.max_payload_bytes}"
+            await _send_error(send, 413, "payload_too_large", detail, close=True)
+            return
+        try:
+            body = await asyncio.wait_for(_read_body(receive), self.limits.max_read_seconds)
+        except TimeoutError:
+            detail = f"the request body did not arrive within {self.limits.max_read_seconds:g} s"
+            await _send_error(send, 408, "request_timeout", detail, close=True)
+            return
+        if body is None:  # the client went away
+            return
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+
+async def _read_body(receive: Receive) -> bytes | None:
+    """The whole request body, or None if the client disconnected first."""
+    chunks = []
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            return None
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body", False):
+            return b"".join(chunks)
+
+
+async def _send_error(send: Send, status: int, code: str, detail: str, *, close: bool = False) -> None:
+    """Send ``{"error": code, "detail": detail}`` straight from the ASGI middleware."""
+    content = json.dumps({"error": code, "detail": detail}).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(content)).encode())]
+    if close:
+        headers.append((b"connection", b"close"))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": content})
 
 
 def _error(status: int, code: str, detail: str) -> JSONResponse:
@@ -85,28 +242,11 @@ def _add_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
         detail = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
-        return _error(400, "bad_request", detail)
+        return _error(400, "bad_request", detail[:1000])
 
     @app.exception_handler(StarletteHTTPException)
     async def _http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         return _error(exc.status_code, "http_error", str(exc.detail))
-
-
-def _add_payload_limit(app: FastAPI, limits: Limits) -> None:
-    """Refuse POST requests without ``Content-Length`` (411) or with a body over the limit (413)."""
-
-    @app.middleware("http")
-    async def _limit_payload(
-        request: Request, call_next: Callable[[Request], Awaitable[Response]]
-    ) -> Response:
-        if request.method == "POST":
-            length = request.headers.get("content-length")
-            if length is None:
-                return _error(411, "length_required", "send a Content-Length header")
-            if int(length) > limits.max_payload_bytes:
-                detail = f"request body has {int(length)} bytes, the limit is {limits.max_payload_bytes}"
-                return _error(413, "payload_too_large", detail)
-        return await call_next(request)
 
 
 def _add_routes(app: FastAPI, service: VQPUService) -> None:
@@ -116,6 +256,7 @@ def _add_routes(app: FastAPI, service: VQPUService) -> None:
         return service.job_of(request.headers)
 
     Job = Annotated[str, Depends(job_of)]
+    Wait = Annotated[float, Query(ge=0.0, allow_inf_nan=False, description=f"seconds, at most {MAX_WAIT:g}")]
 
     @app.post("/batches", status_code=202, response_model=None)
     def submit(body: BatchIn, job: Job) -> dict[str, Any] | JSONResponse:
@@ -123,7 +264,7 @@ def _add_routes(app: FastAPI, service: VQPUService) -> None:
         return view if created else JSONResponse(view, status_code=200)
 
     @app.get("/batches/{batch_id}", response_model=None)
-    async def result(batch_id: int, job: Job, wait: float = 0.0) -> dict[str, Any]:
+    async def result(batch_id: int, job: Job, wait: Wait = 0.0) -> dict[str, Any]:
         return await service.result(job, batch_id, wait)
 
     @app.get("/health", response_model=None)

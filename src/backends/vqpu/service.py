@@ -4,12 +4,19 @@
 tokens); :func:`backends.vqpu.server.create_app` maps its methods onto HTTP routes.
 Refusals raise :class:`APIError`, which the application answers as
 ``{"error": code, "detail": message}`` with the error's status.
+
+A submission is checked in order of cost, each step only after the previous passed:
+the body's fields (types, and every integer within SQLite's signed 64 bits), shots,
+the QPY header (circuits, qubits, clbits and instructions it declares), then the
+deserialised circuits, nested ones included, in the memory-capped decoder process
+of :mod:`backends.vqpu.sandbox`. Only then is the batch stored and queued.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import threading
 import time
 from collections import defaultdict
 from collections.abc import Mapping
@@ -17,20 +24,36 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, field_validator
 
 from backends.base import QuantumBackend
 from backends.errors import InvalidParameterError
 from backends.vqpu.executor import FIFOExecutor
-from backends.vqpu.limits import MAX_WAIT, Limits
+from backends.vqpu.limits import MAX_PENDING_DECODES, MAX_WAIT, SQLITE_INT_MAX, Limits
 from backends.vqpu.report import summarize
+from backends.vqpu.sandbox import CircuitSummary, DecodeLimitError, DecodeWorker
 from backends.vqpu.store import Batch, QueueFullError, Store
-from backends.vqpu.tokens import TokenBook
-from backends.vqpu.wire import decode_circuits
+from backends.vqpu.tokens import TokenBook, TokensUnavailableError
+from backends.vqpu.wire import QPYHeader, b64decode_payload, read_qpy_header
 
 __all__ = ["APIError", "BatchIn", "VQPUService"]
 
 _FINISHED = ("done", "failed")
+
+#: Longest job name taken from the ``X-VQPU-Job`` header in open mode.
+MAX_JOB_NAME = 128
+
+
+def _utf8_header(value: str) -> str:
+    """A header value as UTF-8 text: Starlette decodes header bytes as latin-1, clients send UTF-8.
+
+    >>> _utf8_header("jÃ¶b"), _utf8_header("jöb"), _utf8_header("日本")
+    ('jöb', 'jöb', '日本')
+    """
+    try:
+        return value.encode("latin-1").decode("utf-8")
+    except UnicodeError:  # not UTF-8 (or not from latin-1): keep the text as it came
+        return value
 
 
 class APIError(Exception):
@@ -52,12 +75,25 @@ class APIError(Exception):
 
 
 class BatchIn(BaseModel):
-    """Body of ``POST /batches``."""
+    """Body of ``POST /batches``.
 
-    key: str = Field(min_length=1, max_length=128)
-    circuits: str
-    shots: int = Field(ge=1)
-    seed: int | None = None
+    Fields are strict: integers must be JSON integers (``true``, ``1.0`` and ``"1"``
+    are refused) within SQLite's signed 64-bit range, and unknown fields are refused.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    key: StrictStr = Field(min_length=1, max_length=128)
+    circuits: StrictStr
+    shots: StrictInt = Field(ge=1, le=SQLITE_INT_MAX)
+    seed: StrictInt | None = Field(default=None, ge=0, le=SQLITE_INT_MAX)
+
+    @field_validator("key")
+    @classmethod
+    def _utf8(cls, key: str) -> str:
+        """Refuse keys SQLite cannot store as UTF-8 text (lone surrogates)."""
+        key.encode("utf-8")
+        return key
 
 
 class VQPUService:
@@ -102,6 +138,10 @@ class VQPUService:
         self.limits = limits or Limits()
         self.max_qubits = min(self.limits.max_qubits or backend.num_qubits, backend.num_qubits)
         self.store = Store(db)
+        self.decoder = DecodeWorker(
+            memory_bytes=self.limits.max_decode_bytes, timeout=self.limits.max_decode_seconds
+        )
+        self._decode_slots = threading.BoundedSemaphore(MAX_PENDING_DECODES)
         self.started = time.time()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._waiters: defaultdict[int, asyncio.Event] = defaultdict(asyncio.Event)
@@ -114,8 +154,9 @@ class VQPUService:
         self._executor.start()
 
     def stop(self) -> None:
-        """Let the running batch finish, stop the executor and close the store; safe to call twice."""
+        """Let the running batch finish, stop executor and decoder, close the store; safe to call twice."""
         self._executor.stop()
+        self.decoder.close()
         self.store.close()
 
     def _finished(self, batch_id: int) -> None:
@@ -136,45 +177,93 @@ class VQPUService:
         ----------
         headers : mapping of str to str
             Request headers, looked up by lower-case name (Starlette's ``Headers``
-            ignore case).
+            ignore case); tokens and job names sent as UTF-8 bytes are decoded as such.
 
         Raises
         ------
         APIError
-            401 when a token is needed and missing or unknown.
+            401 when a token is needed and missing or unknown, 503 while the token
+            file is unusable (every token is refused), 400 for an open-mode job name
+            longer than 128 characters.
         """
         if self.tokens is None:
-            return headers.get("x-vqpu-job", "anonymous")
+            job = _utf8_header(headers.get("x-vqpu-job", "anonymous"))
+            if len(job) > MAX_JOB_NAME:
+                detail = f"X-VQPU-Job has {len(job)} characters, the limit is {MAX_JOB_NAME}"
+                raise APIError(400, "bad_request", detail)
+            return job
         scheme, _, token = headers.get("authorization", "").partition(" ")
         if scheme.lower() != "bearer" or not token:
             raise APIError(401, "unauthorized", "missing token: send 'Authorization: Bearer <token>'")
-        if (name := self.tokens.name_of(token.strip())) is None:
+        try:
+            name = self.tokens.name_of(_utf8_header(token.strip()))
+        except TokensUnavailableError:
+            detail = "the server's token file is unusable; every token is refused until it is fixed"
+            raise APIError(503, "tokens_unavailable", detail) from None
+        if name is None:
             raise APIError(401, "unauthorized", "unknown token")
         return name
 
-    def _check(self, body: BatchIn) -> tuple[int, int]:
-        """Check a batch against the limits; return its number of circuits and widest circuit.
+    def _check(self, body: BatchIn) -> CircuitSummary:
+        """Check a batch against the limits, cheapest check first; return the summary of its circuits.
 
         Raises
         ------
         APIError
-            400 for undecodable circuits, 422 when a limit is exceeded.
+            400 for undecodable circuits, 422 when a limit is exceeded (shots, or the
+            circuits, qubits, clbits and instructions declared in the QPY header or
+            found in the deserialised circuits, or the decoder's memory and time),
+            503 when too many submissions are being decoded already.
         """
         if body.shots > self.limits.max_shots:
             detail = f"shots={body.shots} exceeds the limit of {self.limits.max_shots}"
             raise APIError(422, "too_many_shots", detail)
         try:
-            circuits = decode_circuits(body.circuits)
+            data = b64decode_payload(body.circuits)
+            header = read_qpy_header(data)
         except ValueError as exc:
             raise APIError(400, "bad_circuits", str(exc)) from None
-        if len(circuits) > self.limits.max_circuits:
-            detail = f"batch has {len(circuits)} circuits, the limit is {self.limits.max_circuits}"
-            raise APIError(422, "too_many_circuits", detail)
-        qubits = max(c.num_qubits for c in circuits)
-        if qubits > self.max_qubits:
-            detail = f"a circuit needs {qubits} qubits, the limit is {self.max_qubits}"
+        self._check_sizes(header)
+        if not self._decode_slots.acquire(blocking=False):
+            detail = f"{MAX_PENDING_DECODES} submissions are being checked already; retry later"
+            raise APIError(503, "busy", detail)
+        try:
+            summary = self.decoder.summarize(data)
+        except ValueError as exc:
+            raise APIError(400, "bad_circuits", str(exc)) from None
+        except DecodeLimitError as exc:
+            raise APIError(422, "circuits_too_large", str(exc)) from None
+        except RuntimeError as exc:
+            raise APIError(503, "decoder_unavailable", str(exc)) from None
+        finally:
+            self._decode_slots.release()
+        self._check_sizes(summary)
+        if summary.nested_qubits > self.max_qubits:
+            detail = f"a nested circuit needs {summary.nested_qubits} qubits, the limit is {self.max_qubits}"
             raise APIError(422, "too_many_qubits", detail)
-        return len(circuits), qubits
+        return summary
+
+    def _check_sizes(self, sizes: QPYHeader | CircuitSummary) -> None:
+        """Check the circuits, qubits, clbits and instructions of a header or a summary.
+
+        Raises
+        ------
+        APIError
+            422 naming the first limit exceeded.
+        """
+        for count, limit, code, detail in (
+            (sizes.circuits, self.limits.max_circuits, "too_many_circuits", "batch has {} circuits"),
+            (sizes.qubits, self.max_qubits, "too_many_qubits", "a circuit needs {} qubits"),
+            (sizes.clbits, self.limits.max_clbits, "too_many_clbits", "a circuit has {} clbits"),
+            (
+                sizes.instructions,
+                self.limits.max_instructions,
+                "too_many_instructions",
+                "a circuit has {} instructions",
+            ),
+        ):
+            if count > limit:
+                raise APIError(422, code, f"{detail.format(count)}, the limit is {limit}")
 
     def submit(self, job: str, body: BatchIn) -> tuple[dict[str, Any], bool]:
         """Check a batch against the limits and store it; return its public view and whether it is new.
@@ -182,16 +271,17 @@ class VQPUService:
         Raises
         ------
         APIError
-            400 or 422 for a batch beyond the limits, 429 when the queue is full.
+            400 or 422 for a batch beyond the limits, 429 when the queue is full, 503
+            when the decoder is busy or unavailable.
         """
-        circuits, qubits = self._check(body)
+        summary = self._check(body)
         try:
             batch, created = self.store.accept(
                 job=job,
                 key=body.key,
                 payload=body.circuits.encode("ascii"),
-                circuits=circuits,
-                qubits=qubits,
+                circuits=summary.circuits,
+                qubits=summary.qubits,
                 shots=body.shots,
                 seed=body.seed,
                 submitted=time.time(),
@@ -208,9 +298,10 @@ class VQPUService:
         Raises
         ------
         APIError
-            404 when there is no such batch or it belongs to another job.
+            404 when there is no such batch (any id outside 1..2**63-1 included) or it
+            belongs to another job.
         """
-        batch = self.store.get(batch_id)
+        batch = self.store.get(batch_id) if 1 <= batch_id <= SQLITE_INT_MAX else None
         if batch is None or batch.job != job:
             raise APIError(404, "not_found", f"no batch {batch_id} for job {job!r}")
         return batch

@@ -1,7 +1,9 @@
 """Per-job tokens of a vQPU server, read from a file that may grow while the server runs.
 
-The file holds one ``name token`` pair per line; blank lines and lines starting with
-``#`` are ignored.
+The file holds one ``name token`` pair per line (UTF-8); blank lines and lines
+starting with ``#`` are ignored. It fails closed: while it is deleted, unreadable
+or invalid, no token is valid (the server answers 503), and once it is fixed its
+tokens are valid again.
 
 >>> parse_tokens("job-a secret-a")
 {'secret-a': 'job-a'}
@@ -17,7 +19,9 @@ import logging
 import threading
 from pathlib import Path
 
-__all__ = ["TokenBook", "parse_tokens"]
+from backends.errors import BackendError
+
+__all__ = ["TokenBook", "TokensUnavailableError", "parse_tokens"]
 
 log = logging.getLogger("backends.vqpu")
 
@@ -57,12 +61,19 @@ def parse_tokens(text: str, source: str | Path = "<tokens>") -> dict[str, str]:
     return names
 
 
+class TokensUnavailableError(BackendError):
+    """The token file became unreadable or invalid: every token is refused until it is fixed."""
+
+
 class TokenBook:
     """Per-job tokens from a file with one ``name token`` pair per line.
 
-    The file is read again when its modification time changes, so tokens of new jobs
-    can be appended while the server runs; if the new contents are unreadable or
-    invalid, the tokens read before stay in use.
+    The file is read again when it changes (modification time, size or inode), so
+    tokens of new jobs can be appended while the server runs. The book fails
+    closed: if the file is deleted, unreadable (including not UTF-8) or invalid,
+    every token it held is revoked and :meth:`name_of` raises
+    :class:`TokensUnavailableError` until a valid file is back; each new problem,
+    and the recovery, is logged once.
 
     Parameters
     ----------
@@ -72,31 +83,57 @@ class TokenBook:
     Raises
     ------
     OSError
-        If the file cannot be read.
+        If the file cannot be read when the book is made.
     ValueError
         If the file is invalid, see :func:`parse_tokens`.
     """
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        self._mtime: int | None = None
+        self._stamp: tuple[int, ...] | None = None
         self._names: dict[str, str] = {}
+        self._problem: str | None = None
         self._lock = threading.Lock()
         self._load()
 
     def _load(self) -> None:
-        """Read the file again if its modification time changed."""
-        mtime = self.path.stat().st_mtime_ns
-        if mtime == self._mtime:
+        """Read the file again if it changed since the last read.
+
+        Raises
+        ------
+        OSError, ValueError
+            If the file is missing, unreadable or invalid (the tokens are then revoked).
+        """
+        try:
+            info = self.path.stat()
+        except OSError:
+            self._stamp, self._names = None, {}
+            raise
+        stamp = (info.st_mtime_ns, info.st_ctime_ns, info.st_size, info.st_ino)
+        if stamp == self._stamp:
             return
-        self._names = parse_tokens(self.path.read_text(), self.path)
-        self._mtime = mtime
+        self._stamp, self._names = None, {}
+        self._names = parse_tokens(self.path.read_text(encoding="utf-8"), self.path)
+        self._stamp = stamp
 
     def name_of(self, token: str) -> str | None:
-        """Return the job name of ``token``, or None if it is unknown."""
+        """Return the job name of ``token``, or None if it is unknown.
+
+        Raises
+        ------
+        TokensUnavailableError
+            While the token file is missing, unreadable or invalid.
+        """
         with self._lock:
             try:
                 self._load()
-            except (OSError, ValueError) as exc:  # keep serving with the tokens read before
-                log.error("token file not reloaded: %s", exc)
+            except (OSError, ValueError) as exc:  # fail closed: no file, no tokens
+                problem = f"token file {self.path} unusable, every token is refused until it is fixed: {exc}"
+                if problem != self._problem:
+                    log.error("%s", problem)
+                    self._problem = problem
+                raise TokensUnavailableError(problem) from None
+            if self._problem is not None:
+                log.warning("token file %s usable again: %d tokens", self.path, len(self._names))
+                self._problem = None
             return self._names.get(token)

@@ -1,23 +1,57 @@
-"""Command line: ``python -m bbqmis GRAPH`` colours a graph with the BBQ-MIS search."""
+"""Command line: ``python -m bbqmis GRAPH`` colours a graph with the BBQ-MIS search.
+
+Errors and exit status:
+
+- bad input (an option out of range, a graph file that cannot be parsed, an unknown
+  backend, a checkpoint of another graph, other settings or a damaged one): one line on
+  stderr naming the option, the file and line, or the parameter; status 2;
+- a limit reached (time, nodes, memory) or SIGINT/SIGTERM: the best colouring so far,
+  its proven bound and the reason in ``stopped`` (``"interrupted"`` after a signal);
+  status 0. A signal ends the search within about half a second once the tree is being
+  searched (a phase before it finishes its own share of the time first), ends the pool
+  workers and writes a final checkpoint; a second signal stops at once, without a result
+  (status 130 for SIGINT, 143 for SIGTERM);
+- an internal failure (a bug, a worker killed by the system): the traceback, then one line
+  on stderr; status 1. The last checkpoint is kept, and the best result so far is written
+  when the failure carries one (``exc.partial``).
+"""
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
+import math
 import os
+import signal
 import sys
+import traceback
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, NoReturn, TextIO
 
 import networkx as nx
+
+from backends.errors import BackendError, InvalidParameterError
 
 from ..mis.errors import BBQMISError
 from ..mis.graphio import read_graph
 from .executors import KINDS, make_executor
+from .limits import StopRequest, stop_on_signals
 from .result import ColoringResult
 from .samplers import QAOASampler, get_sampler
 from .search import color_graph
 from .tree import STRATEGIES
+
+#: Largest values the numeric options accept: beyond them a value is a typo, not a plan.
+MAX_SHOTS = 1_000_000
+MAX_QUBITS = 1000
+MAX_SLEEP_FACTOR = 1000.0
+MAX_SECONDS = 1e7  # about 115 days
+MAX_MEMORY_GB = 1e5
+MAX_NODES = 10**12
+MAX_SEED = 2**63 - 1
+MAX_WORKERS = 256
 
 EXAMPLES = """\
 examples:
@@ -28,13 +62,67 @@ examples:
   python -m bbqmis big.col --time-limit 600 --checkpoint run.ckpt   # later: add --resume
   mpiexec -n 3 python -m bbqmis data/graphs/queen5_5.col          # 2 MPI workers
 
-exit status: 0 on success, 2 on bad input (one line on stderr), 1 on an unexpected failure.
+exit status: 0 on success, also when a limit or SIGINT/SIGTERM stopped the search early
+(the reason is in the result); 2 on bad input (one line on stderr); 1 on an internal failure.
 """
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line (``bbqmis: error: argument --shots: ...``), status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"bbqmis: error: {' '.join(message.split())}\n")
+
+
+def integer(low: int, high: int) -> Callable[[str], int]:
+    """An argparse type: an integer in ``[low, high]`` (no float, no exponent).
+
+    >>> integer(1, 10)("7")
+    7
+    >>> integer(1, 10)("1e3")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: must be an integer in [1, 10], got '1e3'
+    """
+
+    def convert(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None or not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be an integer in [{low}, {high}], got {text!r}")
+        return value
+
+    return convert
+
+
+def real(low: float, high: float) -> Callable[[str], float]:
+    """An argparse type: a finite number in ``[low, high]``.
+
+    >>> real(0, 1)("0.25")
+    0.25
+    >>> real(0, 1)("nan")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: must be a number in [0, 1], got 'nan'
+    """
+
+    def convert(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not (math.isfinite(value) and low <= value <= high):
+            raise argparse.ArgumentTypeError(f"must be a number in [{low:.15g}, {high:.15g}], got {text!r}")
+        return value
+
+    return convert
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``python -m bbqmis``."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="python -m bbqmis",
         description="Colour a graph by branch-and-bound over maximal independent sets sampled "
         "with single-layer QAOA (or a classical sampler); prove optimality where the bounds allow.",
@@ -54,39 +142,50 @@ def build_parser() -> argparse.ArgumentParser:
         help="where QAOA circuits run: aer, aer:mps, aer:noisy-<device>, iqm-fake:<device>, "
         "iqm:<url>[#<computer>], vqpu:<http://host:port> (default: aer)",
     )
-    parser.add_argument("--shots", type=int, default=1024, help="shots per QAOA circuit (default: 1024)")
+    parser.add_argument(
+        "--shots",
+        type=integer(1, MAX_SHOTS),
+        default=1024,
+        help=f"shots per QAOA circuit, 1 to {MAX_SHOTS} (default: 1024)",
+    )
     parser.add_argument(
         "--sleep-factor",
-        type=float,
+        type=real(0.0, MAX_SLEEP_FACTOR),
         default=0.0,
         metavar="A",
         help="after each quantum execution sleep A x its quantum seconds (default: 0)",
     )
     parser.add_argument(
         "--max-qubits",
-        type=int,
+        type=integer(1, MAX_QUBITS),
         default=None,
         metavar="Q",
         help="widest circuit to run; wider components are cut or solved classically "
         "(default: the backend's qubits, at most 24)",
     )
-    parser.add_argument("--time-limit", type=float, default=None, metavar="S", help="stop after S seconds")
+    parser.add_argument(
+        "--time-limit", type=real(0.0, MAX_SECONDS), default=None, metavar="S", help="stop after S seconds"
+    )
     parser.add_argument(
         "--memory-limit",
-        type=float,
+        type=real(0.0, MAX_MEMORY_GB),
         default=None,
         metavar="GB",
-        help="resident memory of the search (default: half of the memory available)",
+        help="resident memory of the search; 0: no limit (default: half of the memory available)",
     )
     parser.add_argument(
         "--exact-share",
-        type=float,
+        type=real(0.0, 1.0),
         default=0.3,
         metavar="F",
         help="share of the time for exact DSATUR on cores of <= 200 vertices; 0: tree alone (default 0.3)",
     )
     parser.add_argument(
-        "--node-limit", type=int, default=None, metavar="N", help="stop after N node expansions"
+        "--node-limit",
+        type=integer(1, MAX_NODES),
+        default=None,
+        metavar="N",
+        help="stop after N node expansions",
     )
     parser.add_argument("--strategy", default="best-first", choices=STRATEGIES, help="queue order")
     parser.add_argument(
@@ -103,7 +202,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--checkpoint-interval",
-        type=float,
+        type=real(0.0, MAX_SECONDS),
         default=30.0,
         metavar="S",
         help="seconds between checkpoint writes (default: 30)",
@@ -112,14 +211,21 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--json", type=Path, default=None, metavar="OUT", help="write the result as JSON to OUT"
     )
-    parser.add_argument("--seed", type=int, default=None, help="makes a simulator run reproducible")
+    parser.add_argument(
+        "--seed", type=integer(0, MAX_SEED), default=None, help="makes a simulator run reproducible"
+    )
     parser.add_argument(
         "--executor",
         default="auto",
         choices=KINDS,
         help="where nodes are expanded (auto: mpi under mpiexec, process with --workers > 1)",
     )
-    parser.add_argument("--workers", type=int, default=None, help="local worker processes")
+    parser.add_argument(
+        "--workers",
+        type=integer(1, MAX_WORKERS),
+        default=None,
+        help=f"local worker processes, 1 to {MAX_WORKERS}",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress line")
     return parser
 
@@ -209,9 +315,32 @@ def format_result(result: ColoringResult, graph: nx.Graph, sampler: str, backend
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the command line; returns the exit status."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    """Run the command line; returns the exit status (see the module docstring)."""
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as exc:  # --help (0), or a bad option: one line was written (2)
+        return exc.code if isinstance(exc.code, int) else 2
+    try:
+        with stop_on_signals(notify=_stopping) as stop:
+            return _run(args, stop)
+    except KeyboardInterrupt as exc:  # a second signal: stop at once
+        name = str(exc) if str(exc) in ("SIGINT", "SIGTERM") else "SIGINT"
+        kept = f"; the last checkpoint {args.checkpoint} is kept" if args.checkpoint else ""
+        print(f"bbqmis: stopped at once by a second {name}, without a result{kept}", file=sys.stderr)
+        return 128 + signal.Signals[name].value
+
+
+def _stopping(name: str) -> None:
+    """Say, from the signal handler, that the run is stopping (an unbuffered write: never reentrant)."""
+    message = f"\nbbqmis: {name} received: stopping with the best colouring so far (again: stop at once)\n"
+    try:
+        os.write(sys.stderr.fileno(), message.encode())
+    except (OSError, ValueError):  # no stderr: the result says "interrupted" all the same
+        pass
+
+
+def _run(args: argparse.Namespace, stop: StopRequest) -> int:
+    """Check the inputs, search, write the result; the exit status."""
     try:
         if args.resume and args.checkpoint is None:
             raise BBQMISError("--resume needs --checkpoint FILE")
@@ -221,7 +350,10 @@ def main(argv: list[str] | None = None) -> int:
         sampler = get_sampler(args.sampler, **_sampler_options(args))
         if isinstance(sampler, QAOASampler):
             sampler.solver.device()  # fail now on a bad spec or a missing token, not in a worker
-        with make_executor(args.executor, args.workers) as executor:
+    except (BBQMISError, BackendError, ValueError, OSError) as exc:
+        return _bad_input(exc)
+    try:
+        with make_executor(args.executor, args.workers, finish_tasks=False) as executor:
             if executor is None:  # an MPI worker rank: it served tasks until rank 0 finished
                 return 0
             progress = None if args.quiet else _Progress(sys.stderr)
@@ -243,13 +375,45 @@ def main(argv: list[str] | None = None) -> int:
             )
             if progress is not None:
                 progress.close()
-    except (BBQMISError, ValueError, FileNotFoundError, ConnectionError) as exc:
-        print(f"bbqmis: error: {exc}", file=sys.stderr)
-        return 2
-    if args.json is not None:  # first: a closed stdout must not lose the result
+    except (BBQMISError, BackendError, InvalidParameterError, ConnectionError) as exc:
+        return _bad_input(exc)
+    except Exception as exc:  # a bug, or a worker the system killed
+        return _internal_failure(exc, args, graph)
+    if stop.is_set() and result.stopped is not None:
+        result = dataclasses.replace(
+            result, stopped="interrupted", stats={**result.stats, "stop_reason": "interrupted"}
+        )
+    return _write_result(result, args, graph)
+
+
+def _bad_input(exc: BaseException) -> int:
+    print(f"bbqmis: error: {' '.join(str(exc).split())}", file=sys.stderr)
+    return 2
+
+
+def _internal_failure(exc: Exception, args: argparse.Namespace, graph: nx.Graph) -> int:
+    """Report a failure that is not the input's fault; write the best result it carries, if any."""
+    traceback.print_exc()
+    partial = getattr(exc, "partial", None)
+    written = isinstance(partial, ColoringResult) and _write_result(partial, args, graph) == 0
+    kept = [f"the last checkpoint {args.checkpoint} is kept (add --resume)"] if args.checkpoint else []
+    if written:
+        kept.insert(0, "the best result so far was written" + (f" to {args.json}" if args.json else ""))
+    summary = " ".join(f"{type(exc).__name__}: {exc}".split())
+    print(f"bbqmis: internal error: {summary}" + "".join(f"; {k}" for k in kept), file=sys.stderr)
+    return 1
+
+
+def _write_result(result: ColoringResult, args: argparse.Namespace, graph: nx.Graph) -> int:
+    """Write ``--json`` (atomically, first: a closed stdout must not lose it), then the table."""
+    if args.json is not None:
         tmp = Path(f"{args.json}.tmp")
-        tmp.write_text(json.dumps(result.to_json(), indent=2) + "\n")
-        os.replace(tmp, args.json)
+        try:
+            tmp.write_text(json.dumps(result.to_json(), indent=2) + "\n")
+            os.replace(tmp, args.json)
+        except OSError as exc:
+            print(f"bbqmis: error: --json {args.json}: cannot write the result: {exc}", file=sys.stderr)
+            return 1
     try:
         print(format_result(result, graph, args.sampler, args.backend if args.sampler == "qaoa" else None))
         sys.stdout.flush()

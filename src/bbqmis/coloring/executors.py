@@ -4,12 +4,26 @@ The search takes any :class:`concurrent.futures.Executor`. :func:`make_executor`
 builds one by name; under ``mpiexec -n P`` it gives rank 0 an executor over the other
 ``P - 1`` ranks (mpi4py's :class:`~mpi4py.futures.MPICommExecutor`) and ``None`` to the
 workers, which serve tasks until rank 0 is done.
+
+The workers of a local process pool end with the run: they leave SIGINT and SIGTERM to
+the managing process (a Ctrl-C or a ``kill`` of the whole process group reaches them
+too, and must not break the pool while the manager writes its result), and exit as soon
+as the manager is gone (Linux's parent-death signal, and a watchdog thread elsewhere), so
+even a manager killed with SIGKILL leaves no worker behind. When the ``with`` block of
+:func:`make_executor` ends by an exception or after a stop request
+(:data:`~bbqmis.coloring.limits.STOP`), queued tasks are cancelled and running ones
+killed instead of awaited.
 """
 
 from __future__ import annotations
 
+import ctypes
 import multiprocessing
 import os
+import signal
+import sys
+import threading
+import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from contextlib import contextmanager
@@ -17,9 +31,18 @@ from typing import Any, TypeVar
 
 from backends.validation import check_choice, check_positive_int
 
-__all__ = ["SerialExecutor", "executor_workers", "make_executor", "under_mpi"]
+from .limits import STOP
+
+__all__ = ["SerialExecutor", "executor_workers", "make_executor", "serve_manager", "stop_pool", "under_mpi"]
 
 KINDS = ("auto", "serial", "process", "mpi")
+
+#: Seconds between a pool worker's looks at whether its manager is still alive.
+_WATCH_SECONDS = 0.5
+#: Seconds that pool workers get to exit by themselves after an early shutdown.
+_GRACE_SECONDS = 1.0
+#: ``prctl`` option that sends a signal to a process when its parent dies (Linux).
+_PR_SET_PDEATHSIG = 1
 
 _T = TypeVar("_T")
 
@@ -54,7 +77,9 @@ def under_mpi() -> bool:
 
 
 @contextmanager
-def make_executor(kind: str = "auto", workers: int | None = None) -> Iterator[Executor | None]:
+def make_executor(
+    kind: str = "auto", workers: int | None = None, *, finish_tasks: bool = True
+) -> Iterator[Executor | None]:
     """Context manager yielding an executor by name.
 
     Parameters
@@ -64,6 +89,11 @@ def make_executor(kind: str = "auto", workers: int | None = None) -> Iterator[Ex
         ``workers`` > 1, else ``serial``.
     workers : int, optional
         Processes of the local pool (default: the machine's cores).
+    finish_tasks : bool, default=True
+        Whether leaving the block waits for the tasks submitted to a local pool, as
+        :class:`concurrent.futures.Executor` does; False cancels and ends them (for a
+        caller that has what it needs, such as a search stopped by its node limit).
+        An exception or a stop request always ends them.
 
     Yields
     ------
@@ -77,12 +107,70 @@ def make_executor(kind: str = "auto", workers: int | None = None) -> Iterator[Ex
     if kind == "serial":
         yield SerialExecutor()
     elif kind == "process":
-        context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=workers or os.cpu_count(), mp_context=context) as pool:
+        pool = ProcessPoolExecutor(
+            max_workers=workers or os.cpu_count(),
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=serve_manager,
+            initargs=(os.getpid(),),
+        )
+        try:
             yield pool
+        except BaseException:
+            stop_pool(pool)
+            raise
+        if STOP.is_set() or not finish_tasks:
+            stop_pool(pool)
+        else:
+            pool.shutdown(wait=True)
     else:
         from mpi4py import MPI
         from mpi4py.futures import MPICommExecutor
 
         with MPICommExecutor(MPI.COMM_WORLD, root=0) as pool:
             yield pool
+
+
+def serve_manager(manager: int) -> None:
+    """Initialiser of a pool worker: leave signals to the manager, and exit when it is gone.
+
+    Parameters
+    ----------
+    manager : int
+        Process id of the managing process (the worker's parent).
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    if sys.platform.startswith("linux"):
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+        except (OSError, AttributeError):  # no usable libc: the watchdog alone
+            pass
+    threading.Thread(target=_watch_manager, args=(manager,), name="watch-manager", daemon=True).start()
+
+
+def _watch_manager(manager: int) -> None:
+    """Exit this process as soon as its parent is no longer ``manager``."""
+    while os.getppid() == manager:
+        time.sleep(_WATCH_SECONDS)
+    os._exit(1)
+
+
+def stop_pool(pool: ProcessPoolExecutor, grace: float = _GRACE_SECONDS) -> None:
+    """Shut ``pool`` down now: cancel queued tasks, and kill the workers still busy after ``grace`` s.
+
+    Parameters
+    ----------
+    pool : concurrent.futures.ProcessPoolExecutor
+    grace : float, default=1.0
+        Seconds the idle workers get to take their stop sentinel and exit.
+    """
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    end = time.monotonic() + grace
+    for process in processes:
+        process.join(max(0.0, end - time.monotonic()))
+    for process in processes:
+        if process.is_alive():
+            process.kill()  # SIGKILL: the workers ignore SIGTERM
+    for process in processes:
+        process.join(_GRACE_SECONDS)

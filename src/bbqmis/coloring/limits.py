@@ -9,6 +9,13 @@ a machine share.
 Memory is read as this process's resident set size (``/proc/self/statm`` on Linux, the
 peak from :mod:`resource` elsewhere). The default limit is half of the memory this process
 may use: the machine's, or a cgroup's limit when it is smaller.
+
+A run also stops early when asked to: :func:`stop_on_signals` turns SIGINT and SIGTERM
+into a :class:`StopRequest`, and a set request makes :class:`Limits` count the time as
+spent. The tree search then stops at its next look at the limits (within half a second),
+every phase that starts afterwards gets no time, and the run ends as at a time limit:
+with its best colouring, its proven bound and a final checkpoint. A second signal stops
+at once (:class:`KeyboardInterrupt`).
 """
 
 from __future__ import annotations
@@ -16,20 +23,119 @@ from __future__ import annotations
 import math
 import os
 import resource
+import signal
 import sys
+import threading
 import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from backends.validation import check_nonnegative, check_positive_int
 
-__all__ = ["STOP_REASONS", "Clock", "Every", "Limits", "available_memory_gb", "resident_memory_gb"]
+__all__ = [
+    "STOP",
+    "STOP_REASONS",
+    "Clock",
+    "Every",
+    "Limits",
+    "StopRequest",
+    "available_memory_gb",
+    "resident_memory_gb",
+    "stop_on_signals",
+]
 
 #: Why a run stopped before it proved optimality, as written to ``ColoringResult.stopped``.
 STOP_REASONS = ("time_limit", "node_limit", "memory_limit", "interrupted")
 
 #: Share of the available memory that the default memory limit allows.
 _DEFAULT_MEMORY_SHARE = 0.5
+
+
+class StopRequest:
+    """A request that the run stop early, set from a signal handler or another thread.
+
+    >>> stop = StopRequest()
+    >>> stop.is_set(), stop.reason
+    (False, None)
+    >>> stop.set("SIGTERM")
+    >>> stop.is_set(), stop.reason
+    (True, 'SIGTERM')
+    >>> stop.clear()
+    >>> stop.is_set()
+    False
+    """
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+        self.reason: str | None = None
+
+    def set(self, reason: str = "stop requested") -> None:
+        """Ask the run to stop; ``reason`` (a signal's name, say) is kept for messages."""
+        self.reason = reason
+        self._event.set()
+
+    def is_set(self) -> bool:
+        """Whether a stop was requested."""
+        return self._event.is_set()
+
+    def clear(self) -> None:
+        """Withdraw the request (before a new run in the same process)."""
+        self._event.clear()
+        self.reason = None
+
+
+#: The process's stop request: the one :func:`stop_on_signals` sets and :class:`Limits` reads.
+STOP = StopRequest()
+
+
+@contextmanager
+def stop_on_signals(
+    stop: StopRequest = STOP,
+    signals: Sequence[signal.Signals] = (signal.SIGINT, signal.SIGTERM),
+    notify: Callable[[str], None] | None = None,
+) -> Iterator[StopRequest]:
+    """Context manager: the first of ``signals`` sets ``stop``; a second raises KeyboardInterrupt.
+
+    The request is cleared on entry and on exit, and the previous handlers are restored
+    on exit. Outside the main thread (where Python cannot handle signals) it only clears.
+
+    Parameters
+    ----------
+    stop : StopRequest, default=STOP
+    signals : sequence of signal.Signals, default=(SIGINT, SIGTERM)
+    notify : callable, optional
+        Called with the signal's name (``"SIGTERM"``) at the first signal, from the
+        handler: it must not write to a buffered stream the program may be writing to
+        (``os.write`` to a file descriptor is safe).
+
+    Yields
+    ------
+    StopRequest
+        ``stop``, to look at before leaving the block.
+    """
+    received: list[str] = []
+
+    def handle(signum: int, frame: object) -> None:
+        name = signal.Signals(signum).name
+        if received:
+            raise KeyboardInterrupt(name)
+        received.append(name)
+        stop.set(name)
+        if notify is not None:
+            notify(name)
+
+    stop.clear()
+    previous = {}
+    if threading.current_thread() is threading.main_thread():
+        previous = {number: signal.signal(number, handle) for number in signals}
+    try:
+        yield stop
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, signal.SIG_DFL if handler is None else handler)
+        stop.clear()
 
 
 def available_memory_gb() -> float:
@@ -68,6 +174,9 @@ class Limits:
     memory_limit : float or None
         GB of resident memory of the managing process; default (``None`` given to
         :meth:`with_defaults`) half of :func:`available_memory_gb`.
+    stop : StopRequest, default=STOP
+        Once set, the time counts as spent: :meth:`time_left` is 0 and
+        :meth:`time_reached` is True, whatever the time limit.
 
     Raises
     ------
@@ -78,6 +187,7 @@ class Limits:
     time_limit: float | None = None
     node_limit: int | None = None
     memory_limit: float | None = None
+    stop: StopRequest = field(default=STOP, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.time_limit is not None:
@@ -89,20 +199,31 @@ class Limits:
 
     @classmethod
     def with_defaults(
-        cls, time_limit: float | None, node_limit: int | None, memory_limit: float | None
+        cls,
+        time_limit: float | None,
+        node_limit: int | None,
+        memory_limit: float | None,
+        stop: StopRequest = STOP,
     ) -> Limits:
         """Limits with the default memory limit filled in when ``memory_limit`` is None."""
         if memory_limit is None:
             memory_limit = round(_DEFAULT_MEMORY_SHARE * available_memory_gb(), 3)
-        return cls(time_limit, node_limit, memory_limit)
+        return cls(time_limit, node_limit, memory_limit, stop)
 
     def time_left(self, elapsed: float) -> float:
-        """Seconds left after ``elapsed`` seconds (``inf`` without a time limit, never negative)."""
+        """Seconds left after ``elapsed`` seconds: ``inf`` without a time limit, 0 once stopped, never < 0."""
+        if self.stop.is_set():
+            return 0.0
         return math.inf if self.time_limit is None else max(0.0, self.time_limit - elapsed)
 
     def time_reached(self, elapsed: float) -> bool:
-        """Whether ``elapsed`` seconds reach the time limit."""
-        return self.time_limit is not None and elapsed >= self.time_limit
+        """Whether ``elapsed`` seconds reach the time limit, or a stop was requested."""
+        return self.stop.is_set() or (self.time_limit is not None and elapsed >= self.time_limit)
+
+    @property
+    def interrupted(self) -> bool:
+        """Whether the run was asked to stop (:attr:`stop` is set)."""
+        return self.stop.is_set()
 
     def nodes_reached(self, nodes: int) -> bool:
         """Whether ``nodes`` expansions (started or done) reach the node limit."""
@@ -135,7 +256,7 @@ class Clock:
         return self.before + time.perf_counter() - self.start
 
     def expired(self) -> bool:
-        """Whether the time limit has passed."""
+        """Whether the time limit has passed, or a stop was requested."""
         return self.limits.time_reached(self.elapsed())
 
     def deadline(self, share: float = 1.0) -> float:

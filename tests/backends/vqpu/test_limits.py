@@ -18,6 +18,12 @@ def test_defaults():
         "max_circuits": 1_000,
         "max_queue": 1_000,
         "max_qubits": None,
+        "max_clbits": 1_024,
+        "max_instructions": 10_000,
+        "max_decode_bytes": 2**30,
+        "max_decode_seconds": 10.0,
+        "max_read_seconds": 10.0,
+        "max_connections": 512,
     }
     assert MAX_WAIT == 30.0
 
@@ -36,12 +42,28 @@ def test_positive_integers_are_accepted():
         ("max_queue", 2.0),
         ("max_qubits", 0),
         ("max_shots", None),
+        ("max_instructions", 2**63),
+        ("max_connections", 1.5),
     ],
 )
 def test_anything_else_is_refused(field, value):
     with pytest.raises(InvalidParameterError) as info:
         Limits(**{field: value})
     assert str(info.value) == f"The '{field}' limit must be a positive integer. Got {value!r} instead."
+
+
+@pytest.mark.parametrize("value", [0, -1.0, float("inf"), float("nan"), True, "10"])
+@pytest.mark.parametrize("field", ["max_decode_seconds", "max_read_seconds"])
+def test_seconds_must_be_positive_and_finite(field, value):
+    with pytest.raises(InvalidParameterError) as info:
+        Limits(**{field: value})
+    assert (
+        str(info.value) == f"The '{field}' limit must be a positive number of seconds. Got {value!r} instead."
+    )
+
+
+def test_seconds_may_be_fractions_or_integers():
+    assert Limits(max_decode_seconds=0.5, max_read_seconds=np.int64(3)).max_decode_seconds == 0.5
 
 
 def test_limits_are_frozen():

@@ -32,6 +32,11 @@ def test_help_has_examples():
         (["serve", "--backend", "nope", "--port", "8765"], "unknown backend spec 'nope'"),
         (["serve", "--backend", "aer", "--port", "8765", "--token-file", "/nonexistent/t"], "No such file"),
         (["serve", "--backend", "aer", "--port", "70000"], "--port must be in 1..65535, got 70000"),
+        (
+            ["serve", "--backend", "aer", "--port", "1", "--max-read-seconds", "0"],
+            "must be > 0 seconds, got 0",
+        ),
+        (["serve", "--backend", "aer", "--port", "1", "--max-decode-seconds", "inf"], "must be > 0 seconds"),
         (["report", "--db", "/nonexistent.sqlite"], "no accounting database at /nonexistent.sqlite"),
         (["probe", "--url", "localhost:1"], "must start with http:// or https://"),
     ],
@@ -61,9 +66,22 @@ def test_serve_defaults_match_the_server_limits():
         limits.max_queue,
         limits.max_qubits,
     )
+    assert (args.max_clbits, args.max_instructions, args.max_decode_bytes, args.max_connections) == (
+        limits.max_clbits,
+        limits.max_instructions,
+        limits.max_decode_bytes,
+        limits.max_connections,
+    )
+    assert (args.max_decode_seconds, args.max_read_seconds, args.docs) == (
+        limits.max_decode_seconds,
+        limits.max_read_seconds,
+        False,
+    )
 
 
-@pytest.mark.parametrize("option", ["--max-shots", "--max-queue", "--repeat"])
+@pytest.mark.parametrize(
+    "option", ["--max-shots", "--max-queue", "--max-instructions", "--max-connections", "--repeat"]
+)
 def test_counts_must_be_positive(option, capsys):
     command = "probe --url http://127.0.0.1:1" if option == "--repeat" else "serve --backend aer --port 1"
     with pytest.raises(SystemExit) as exit_info:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 
 import pytest
 from vqpu_helpers import ghz
 
 from backends import InvalidParameterError
-from backends.vqpu.limits import Limits
+from backends.vqpu.limits import MAX_PENDING_DECODES, Limits
 from backends.vqpu.service import APIError, BatchIn, VQPUService
 from backends.vqpu.store import read_batches
 from backends.vqpu.tokens import TokenBook
@@ -156,7 +157,7 @@ def test_health_and_metrics(service):
         "num_qubits": 3,
         "latency": 0.0,
         "limits": {
-            "max_payload_bytes": LIMITS.max_payload_bytes,
+            **dataclasses.asdict(Limits()),
             "max_shots": 100,
             "max_circuits": 2,
             "max_queue": 2,
@@ -174,3 +175,70 @@ def test_health_and_metrics(service):
     assert empty["uptime_seconds"] >= 0
     service.submit("a", body())
     assert service.metrics()["queue_length"] == 1
+
+
+def test_a_broken_token_file_answers_503(physical, tmp_path):
+    tokens = tmp_path / "tokens.txt"
+    tokens.write_text("job-a secret-a\n")
+    service = VQPUService(physical, tmp_path / "db.sqlite", tokens=TokenBook(tokens))
+    try:
+        tokens.unlink()
+        assert refusal(service.job_of, {"authorization": "Bearer secret-a"}) == (
+            503,
+            "tokens_unavailable",
+            "the server's token file is unusable; every token is refused until it is fixed",
+        )
+        assert refusal(service.job_of, {})[0] == 401
+        tokens.write_text("job-a secret-a\n")
+        assert service.job_of({"authorization": "Bearer secret-a"}) == "job-a"
+    finally:
+        service.stop()
+
+
+def test_utf8_tokens_and_job_names_are_decoded(physical, tmp_path):
+    tokens = tmp_path / "tokens.txt"
+    tokens.write_bytes("jöb sécret\n".encode())
+    service = VQPUService(physical, tmp_path / "db.sqlite", tokens=TokenBook(tokens))
+    try:
+        as_starlette_sees_it = "sécret".encode().decode("latin-1")
+        assert service.job_of({"authorization": f"Bearer {as_starlette_sees_it}"}) == "jöb"
+    finally:
+        service.stop()
+
+
+@pytest.mark.parametrize(
+    ("circuit", "limits", "expected"),
+    [
+        (ghz(2), Limits(max_clbits=1), (422, "too_many_clbits", "a circuit has 2 clbits, the limit is 1")),
+        (
+            ghz(3),
+            Limits(max_instructions=5),
+            (422, "too_many_instructions", "a circuit has 6 instructions, the limit is 5"),
+        ),
+    ],
+)
+def test_clbits_and_instructions_are_limited(physical, tmp_path, circuit, limits, expected):
+    service = VQPUService(physical, tmp_path / "db.sqlite", limits=limits)
+    try:
+        assert refusal(service.submit, "a", body(circuits=encode_circuits([circuit]))) == expected
+    finally:
+        service.stop()
+
+
+def test_too_many_pending_decodes_answer_503(service):
+    for _ in range(MAX_PENDING_DECODES):
+        service._decode_slots.acquire()
+    assert refusal(service.submit, "a", body()) == (
+        503,
+        "busy",
+        f"{MAX_PENDING_DECODES} submissions are being checked already; retry later",
+    )
+    service._decode_slots.release()
+    assert service.submit("a", body())[1]
+
+
+@pytest.mark.parametrize("batch_id", [0, -1, 2**63, 2**80])
+def test_batch_ids_outside_sqlite_are_not_found(service, batch_id):
+    with pytest.raises(APIError) as info:
+        asyncio.run(service.result("a", batch_id, 0.0))
+    assert (info.value.status, info.value.detail) == (404, f"no batch {batch_id} for job 'a'")

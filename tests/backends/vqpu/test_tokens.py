@@ -1,4 +1,4 @@
-"""Per-job tokens: file format, errors naming file and line, reloading while serving."""
+"""Per-job tokens: file format, errors naming file and line, reloading while serving, failing closed."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from backends.vqpu.tokens import TokenBook, parse_tokens
+from backends.vqpu.tokens import TokenBook, TokensUnavailableError, parse_tokens
 
 
 def test_parse_skips_blank_lines_and_comments():
@@ -54,20 +54,61 @@ def test_tokens_are_reloaded_when_the_file_changes(tmp_path):
     _rewrite(path, "job-a secret-a\njob-c secret-c\n", 10**18 + 10**9)
     assert book.name_of("secret-c") == "job-c"
 
-    path.write_text("job-z secret-z\n")
-    os.utime(path, ns=(10**18 + 10**9, 10**18 + 10**9))  # same time as before: not read again
-    assert book.name_of("secret-z") is None and book.name_of("secret-c") == "job-c"
+    _rewrite(path, "job-z secret-z\n", 10**18 + 10**9)  # same time, other size: read again
+    assert book.name_of("secret-z") == "job-z" and book.name_of("secret-c") is None
 
 
-def test_a_broken_file_keeps_the_tokens_read_before(tmp_path, caplog):
+def test_unicode_names_are_read_as_utf8(tmp_path):
     path = tmp_path / "tokens.txt"
-    _rewrite(path, "job-a secret-a\n", 10**18)
+    path.write_bytes("jöb-ä sécret-ä\n".encode())
+    assert TokenBook(path).name_of("sécret-ä") == "jöb-ä"
+
+
+@pytest.mark.parametrize(
+    ("breakage", "reason"),
+    [
+        (lambda path: path.write_text("job-a secret-a\nhalf-line\n"), "line 2: expected 'name token'"),
+        (lambda path: path.unlink(), "No such file"),
+        (lambda path: path.write_bytes(b"job-a \xff\xfe\n"), "codec can't decode"),
+        (lambda path: (path.unlink(), path.mkdir()), "Is a directory"),
+    ],
+    ids=["malformed", "deleted", "not-utf8", "directory"],
+)
+def test_a_broken_file_revokes_every_token_until_fixed(tmp_path, caplog, breakage, reason):
+    path = tmp_path / "tokens.txt"
+    _rewrite(path, "job-a secret-a\njob-b secret-b\n", 10**18)
     book = TokenBook(path)
+    assert book.name_of("secret-a") == "job-a"
 
-    _rewrite(path, "job-a secret-a\nhalf-line\n", 10**18 + 10**9)
+    breakage(path)
+    with caplog.at_level(logging.WARNING, logger="backends.vqpu"):
+        for token in ("secret-a", "secret-b", "secret-a", "nope"):
+            with pytest.raises(TokensUnavailableError, match="every token is refused until it is fixed"):
+                book.name_of(token)
+        errors = [r for r in caplog.records if r.levelno == logging.ERROR]
+        assert len(errors) == 1 and reason in errors[0].getMessage()  # logged once, not per request
+
+        if path.is_dir():
+            path.rmdir()
+        _rewrite(path, "job-a secret-a\n", 10**18 + 10**9)
+        assert (book.name_of("secret-a"), book.name_of("secret-b")) == ("job-a", None)
+    assert "usable again: 1 tokens" in caplog.text
+
+
+def test_each_new_problem_is_logged_once(tmp_path, caplog):
+    path = tmp_path / "tokens.txt"
+    path.write_text("job-a secret-a\n")
+    book = TokenBook(path)
     with caplog.at_level(logging.ERROR, logger="backends.vqpu"):
-        assert book.name_of("secret-a") == "job-a"
-    assert "token file not reloaded" in caplog.text and "line 2" in caplog.text
-
-    path.unlink()
-    assert book.name_of("secret-a") == "job-a"  # a vanished file does not lock everybody out
+        path.write_text("a\n")
+        for _ in range(3):
+            with pytest.raises(TokensUnavailableError):
+                book.name_of("secret-a")
+        path.unlink()
+        for _ in range(3):
+            with pytest.raises(TokensUnavailableError):
+                book.name_of("secret-a")
+    assert [r.getMessage().split(": ", 1)[1][:20] for r in caplog.records] == [
+        f"{path}, line 1"[:20],
+        "[Errno 2] No such fi",
+    ]

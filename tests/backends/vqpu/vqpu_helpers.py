@@ -18,7 +18,7 @@ from qiskit import QuantumCircuit
 from qiskit_aer import AerSimulator
 
 from backends.aer import AerBackend
-from backends.vqpu.server import TokenBook, VQPUService, create_app
+from backends.vqpu.server import TokenBook, VQPUService, create_app, uvicorn_config
 
 HERE = Path(__file__).resolve().parent
 SRC = HERE.parents[2] / "src"
@@ -51,13 +51,14 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def serve(backend, db, *, tokens=None, latency=0.0, limits=None, sock=None, delay=0.0):
-    """Run a vQPU server in a thread on a loopback port; yield its service and URL."""
+def serve(backend, db, *, tokens=None, latency=0.0, limits=None, sock=None, delay=0.0, docs=False):
+    """Run a vQPU server in a thread on loopback, configured as ``serve`` is; yield its service and URL."""
     sock = sock or loopback_socket()
     service = VQPUService(
         backend, db, tokens=None if tokens is None else TokenBook(tokens), latency=latency, limits=limits
     )
-    server = uvicorn.Server(uvicorn.Config(create_app(service), log_level="warning"))
+    config = uvicorn_config(create_app(service, docs=docs), service.limits, log_level="warning")
+    server = uvicorn.Server(config)
 
     def run():
         time.sleep(delay)

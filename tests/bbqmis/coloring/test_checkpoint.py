@@ -1,11 +1,18 @@
 """Atomic, checked JSON checkpoints of a search (bbqmis.coloring.checkpoint)."""
 
+import functools
+import hashlib
 import json
 import math
+import tempfile
+from pathlib import Path
 
 import networkx as nx
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+from bbqmis import read_graph
 from bbqmis.coloring.checkpoint import (
     CHECKPOINT_VERSION,
     Checkpoint,
@@ -16,7 +23,9 @@ from bbqmis.coloring.checkpoint import (
 from bbqmis.coloring.errors import SearchError
 from bbqmis.coloring.expand import expand
 from bbqmis.coloring.limits import Clock, Limits
+from bbqmis.coloring.result import verify_coloring
 from bbqmis.coloring.samplers import GreedySampler
+from bbqmis.coloring.search import color_graph
 from bbqmis.coloring.tree import Node, SearchState
 
 SETTINGS = {"method": "tree", "exhaustive": True, "sampler": "greedy", "strategy": "best-first", "seed": 0}
@@ -99,7 +108,7 @@ def test_a_checkpoint_with_other_settings_is_refused(tmp_path):
     with pytest.raises(SearchError) as info:
         Checkpoint(path, graph, other).load()
     assert str(info.value) == (
-        f"{path}: checkpoint was written with settings {SETTINGS}, not {other}; "
+        f"{path}: checkpoint was written with seed=0, this run has seed=1; "
         "resume with the same settings or remove it"
     )
 
@@ -119,7 +128,8 @@ def test_an_edited_checkpoint_fails_its_checksum(tmp_path):
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ('{"version": 2, "gra', ": cannot read checkpoint: "),
+        ('{"version": 3, "gra', ": cannot read checkpoint: "),
+        ('{"version": 2}', f": not a version-{CHECKPOINT_VERSION} checkpoint; remove it"),
         ('{"version": 1}', f": not a version-{CHECKPOINT_VERSION} checkpoint; remove it"),
         ("[1, 2]", f": not a version-{CHECKPOINT_VERSION} checkpoint; remove it"),
     ],
@@ -176,21 +186,44 @@ def test_save_then_restore_into_a_fresh_search(tmp_path, strategy):
 def test_restoring_a_tree_of_another_graph_is_refused():
     small = nx.cycle_graph(5)
     search, running = searched(nx.mycielski_graph(5), expansions=1)
-    with pytest.raises(SearchError, match=r"^ckpt: checkpoint is corrupt: "):
+    with pytest.raises(SearchError, match=r"^ckpt: checkpoint is corrupt: .*; remove it$"):
         restore_search(new_state(small), dump_search(search, [running]), "ckpt")
+
+
+def merge_incumbent_classes(data):
+    """Two colour classes made one, with the history edited to match: an improper colouring."""
+    first, second, *rest = data["incumbent"]
+    data["incumbent"] = [format(int(first, 16) | int(second, 16), "x"), *rest]
+    data["incumbents"][-1][1] -= 1
+
+
+def overlap_class_and_residual(data):
+    node = next(item for item in data["open"] if item["classes"])
+    low = int(node["classes"][0], 16) & -int(node["classes"][0], 16)
+    node["residual"] = format(int(node["residual"], 16) | low, "x")
 
 
 @pytest.mark.parametrize(
     ("edit", "reason"),
     [
-        (lambda data: data.pop("seen"), "'seen'"),
-        (lambda data: data.update(incumbent=["1"]), "the incumbent does not colour every vertex exactly"),
+        (lambda data: data.pop("seen"), "missing field 'seen'"),
+        (lambda data: data.update(incumbent=["1"]), "the incumbent has 1 colours, its history ends at 5"),
+        (merge_incumbent_classes, "the incumbent is not a proper colouring"),
+        (overlap_class_and_residual, "an open node's classes and residual do not partition the graph"),
+        (lambda data: data["open"][0].update(bound="x"), "must be an integer in"),
         (
-            lambda data: data["open"][0].update(residual="0"),
-            "an open node's classes and residual do not partition the graph",
+            lambda data: data.update(incumbent=[7]),
+            "an incumbent class must be a hexadecimal vertex set, found 7",
         ),
-        (lambda data: data["open"][0].update(bound="x"), "invalid literal"),
-        (lambda data: data.update(incumbent=[7]), "expected a hexadecimal string, found 7"),
+        (lambda data: data["open"].pop(), "does not match its summary"),
+        (lambda data: data.update(open=[]), "(0 nodes, lowest bound None) does not match its summary"),
+        (lambda data: data["seen"].pop(), "seen residuals, the summary says"),
+        (lambda data: data["seen"][0].__setitem__(1, 1), "cannot be reached at depth 1"),
+        (
+            lambda data: data["stats"].update(nodes_explored=-1),
+            "stats['nodes_explored'] must be a number >= 0",
+        ),
+        (lambda data: data["incumbents"].append([0.5, 9, "x"]), "incumbents: colours do not fall"),
     ],
 )
 def test_a_corrupt_tree_is_refused_with_the_reason(edit, reason):
@@ -201,3 +234,259 @@ def test_a_corrupt_tree_is_refused_with_the_reason(edit, reason):
     with pytest.raises(SearchError) as info:
         restore_search(new_state(graph), data, "ckpt")
     assert str(info.value).startswith("ckpt: checkpoint is corrupt: ") and reason in str(info.value)
+    assert str(info.value).endswith("; remove it") and "\n" not in str(info.value)
+
+
+# -- whole runs: settings, and corrupted checkpoints of real runs ------------------------------
+MYCIEL4 = read_graph("data/graphs/myciel4.col")  # chi = 5
+#: myciel4 after a 30-cycle: the cycle is settled first (easy, in ``done``), myciel4 is searched.
+UNION = nx.disjoint_union(nx.cycle_graph(30), nx.Graph(MYCIEL4.edges))
+CHI = 5
+RUN = {"sampler": "exact", "exact_share": 0.0}
+
+
+def checksummed(document):
+    """The document with its checksum recomputed, as an editor who knows the format would."""
+    body = {key: value for key, value in document.items() if key != "checksum"}
+    return {**body, "checksum": hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()}
+
+
+def root_tree(document):
+    """A fresh tree of myciel4: only the root is open and the incumbent gives every vertex its own colour.
+
+    A legitimate state (nothing was pruned yet) whose incumbent is far above chi, so that a
+    corruption that loses part of the tree would show as a wrong claim of optimality.
+    """
+    n = MYCIEL4.number_of_nodes()
+    everything = format((1 << n) - 1, "x")
+    tree = {
+        "strategy": "best-first",
+        "incumbent": [format(1 << v, "x") for v in range(n)],
+        "incumbents": [[0.0, n, "trivial"]],
+        "open": [
+            {"classes": [], "residual": everything, "bound": 3, "complete": False, "skip": [], "offset": 0}
+        ],
+        "seen": [[everything, 0]],
+        "stats": {},
+        "sampler": {},
+        "summary": {"open": 1, "bound": 3, "seen": 1},
+    }
+    return checksummed({**document, "search": {"component": 0, "tree": tree}})
+
+
+@functools.cache
+def real_checkpoints():
+    """Real checkpoints (as bytes) of small runs, with their graph and whether the run was exact."""
+    runs = {
+        "open-list": (MYCIEL4, {"node_limit": 2}),
+        "done-and-open-list": (UNION, {"node_limit": 2}),
+        "finished": (MYCIEL4, {}),
+        "heuristic": (MYCIEL4, {"node_limit": 2, "exhaustive": False}),
+    }
+    made = {}
+    with tempfile.TemporaryDirectory() as folder:
+        for name, (graph, options) in runs.items():
+            path = Path(folder) / f"{name}.ckpt"
+            color_graph(graph, checkpoint=path, **RUN, **options)
+            made[name] = (graph, options.get("exhaustive", True), path.read_bytes())
+    document = json.loads(made["open-list"][2])
+    assert document["search"]["tree"]["open"], "the node limit left no open node"
+    assert json.loads(made["done-and-open-list"][2])["done"], "the cycle was not written as done"
+    made["root"] = (MYCIEL4, True, json.dumps(root_tree(document)).encode())
+    return made
+
+
+@pytest.fixture
+def bases():
+    return real_checkpoints()
+
+
+def resume(path, graph, exhaustive):
+    """Resume the run of ``path``: the result, or the refusal's message."""
+    try:
+        return color_graph(graph, checkpoint=path, resume=True, exhaustive=exhaustive, time_limit=60, **RUN)
+    except SearchError as exc:
+        return str(exc)
+
+
+def assert_refused_or_correct(path, graph, exhaustive):
+    outcome = resume(path, graph, exhaustive)
+    if isinstance(outcome, str):
+        assert outcome.startswith(f"{path}: ") and "\n" not in outcome, outcome
+        return
+    labels = {v: graph.nodes[v].get("label", v) for v in graph}
+    verify_coloring(graph, {v: outcome.coloring[labels[v]] for v in graph})  # proper and complete
+    assert outcome.lower_bound <= CHI <= outcome.num_colors
+    if outcome.optimal:
+        assert outcome.num_colors == CHI
+
+
+@pytest.mark.parametrize("name", ["open-list", "done-and-open-list", "finished", "heuristic", "root"])
+def test_the_bases_resume_to_the_right_answer(bases, name, tmp_path):
+    graph, exhaustive, data = bases[name]
+    path = tmp_path / "run.ckpt"
+    path.write_bytes(data)
+    result = resume(path, graph, exhaustive)
+    assert not isinstance(result, str), result
+    assert result.num_colors == CHI and result.optimal is exhaustive
+
+
+@pytest.mark.parametrize(
+    ("change", "difference"),
+    [
+        ({"exhaustive": False}, "exhaustive=True, this run has exhaustive=False"),
+        ({"sampler": "greedy"}, "sampler='ExactSampler', this run has sampler='GreedySampler'"),
+        ({"strategy": "depth-first"}, "strategy='best-first', this run has strategy='depth-first'"),
+        ({"seed": 3}, "seed=None, this run has seed=3"),
+        ({"exact_share": 0.5}, "exact_share=0.0, this run has exact_share=0.5"),
+    ],
+)
+def test_resuming_with_another_setting_is_refused(bases, tmp_path, change, difference):
+    path = tmp_path / "run.ckpt"
+    path.write_bytes(bases["open-list"][2])
+    with pytest.raises(SearchError) as info:
+        color_graph(MYCIEL4, checkpoint=path, resume=True, **{**RUN, **change})
+    assert str(info.value) == (
+        f"{path}: checkpoint was written with {difference}; resume with the same settings or remove it"
+    )
+
+
+def edit_document(name, edit):
+    def apply(bases):
+        graph, exhaustive, data = bases[name]
+        document = json.loads(data)
+        edit(document)
+        return graph, exhaustive, checksummed(document)
+
+    return apply
+
+
+def first_open(document):
+    return document["search"]["tree"]["open"]
+
+
+@pytest.mark.parametrize(
+    ("name", "edit", "reason"),
+    [
+        ("open-list", lambda d: d["search"]["tree"].update(open=[]), "does not match its summary"),
+        ("root", lambda d: first_open(d)[0].update(bound=23), "does not match its summary"),
+        ("root", lambda d: first_open(d)[0].update(bound=24), "must be an integer in [1, 23], found 24"),
+        ("finished", lambda d: d["done"]["0"].update(lower_bound=4), "bound 4 below its 5 colours"),
+        (
+            "finished",
+            lambda d: d["done"]["0"].update(lower_bound=6),
+            "lower_bound must be an integer in [1, 5]",
+        ),
+        ("finished", lambda d: d["done"]["0"]["coloring"][0].__setitem__(1, 1), "share a colour"),
+        ("finished", lambda d: d["done"]["0"]["coloring"].pop(), "does not cover exactly the component"),
+        ("finished", lambda d: d["done"]["0"]["coloring"][0].__setitem__(0, 23), "vertex must be an integer"),
+        ("finished", lambda d: d["done"]["0"].update(stopped="time_limit"), "cannot have stopped"),
+        ("finished", lambda d: d["done"].update({"1": d["done"]["0"]}), "done names component '1'"),
+        ("done-and-open-list", lambda d: d["search"].update(component=0), "both finished and in progress"),
+        ("heuristic", lambda d: d.update(elapsed=-1), "elapsed must be a number >= 0"),
+    ],
+)
+def test_an_edited_checkpoint_with_a_recomputed_checksum_is_refused(bases, tmp_path, name, edit, reason):
+    graph, exhaustive, document = edit_document(name, edit)(bases)
+    path = tmp_path / "run.ckpt"
+    path.write_text(json.dumps(document))
+    message = resume(path, graph, exhaustive)
+    assert isinstance(message, str), "accepted"
+    assert message.startswith(f"{path}: checkpoint is corrupt: ") and reason in message, message
+    assert message.endswith("; remove it") and "\n" not in message
+
+
+# Hypothesis: every corruption is refused with one line, or the resumed answer is still right.
+BASE_NAMES = st.sampled_from(["open-list", "done-and-open-list", "finished", "heuristic", "root"])
+PROPERTY = settings(
+    max_examples=25, deadline=None, database=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+VALUES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-2, 30),
+    st.integers(min_value=-(2**70), max_value=2**70),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(alphabet="0123456789abcdefx-", max_size=8),
+    st.builds(lambda bits: format(bits, "x"), st.integers(0, 2**23 - 1)),
+    st.just([]),
+    st.just({}),
+)
+
+
+def check_written(tmp_path, graph, exhaustive, data):
+    path = tmp_path / "run.ckpt"
+    path.write_bytes(data)
+    assert_refused_or_correct(path, graph, exhaustive)
+
+
+@PROPERTY
+@given(name=BASE_NAMES, cut=st.floats(0, 1, exclude_max=True))
+def test_a_truncated_checkpoint_is_refused(tmp_path, name, cut):
+    graph, exhaustive, data = real_checkpoints()[name]
+    check_written(tmp_path, graph, exhaustive, data[: int(cut * len(data))])
+
+
+@PROPERTY
+@given(
+    name=BASE_NAMES,
+    flips=st.lists(st.tuples(st.floats(0, 1, exclude_max=True), st.integers(0, 7)), min_size=1, max_size=4),
+)
+def test_flipped_bits_are_refused_or_harmless(tmp_path, name, flips):
+    graph, exhaustive, data = real_checkpoints()[name]
+    corrupted = bytearray(data)
+    for where, bit in flips:
+        corrupted[int(where * len(data))] ^= 1 << bit
+    check_written(tmp_path, graph, exhaustive, bytes(corrupted))
+
+
+def edit_field(data, document):
+    """Walk down to a random field of ``document`` and change it; returns the path, for reports."""
+    node, path = document, []
+    for _ in range(data.draw(st.integers(0, 7), label="depth")):
+        keys = list(node) if isinstance(node, dict) else list(range(len(node)))
+        deeper = [key for key in keys if isinstance(node[key], dict | list) and node[key]]
+        if not deeper:
+            break
+        key = data.draw(st.sampled_from(deeper), label="key")
+        node, path = node[key], [*path, key]
+    if not isinstance(node, dict | list) or not node:
+        return path
+    key = data.draw(
+        st.sampled_from(list(node) if isinstance(node, dict) else list(range(len(node)))), label="field"
+    )
+    value = node[key]
+    operation = data.draw(
+        st.sampled_from(["replace", "delete", "nudge", "empty", "drop", "duplicate"]), label="op"
+    )
+    if operation == "delete":
+        del node[key]
+    elif operation == "nudge" and isinstance(value, int) and not isinstance(value, bool):
+        node[key] = value + data.draw(st.integers(-3, 3).filter(bool), label="delta")
+    elif operation == "empty" and isinstance(value, dict | list):
+        value.clear()
+    elif operation == "drop" and isinstance(value, list) and value:
+        value.pop(data.draw(st.integers(0, len(value) - 1), label="index"))
+    elif operation == "duplicate" and isinstance(value, list) and value:
+        value.append(json.loads(json.dumps(value[0])))
+    else:
+        node[key] = data.draw(VALUES, label="value")
+    return [*path, key, operation]
+
+
+@PROPERTY
+@given(name=BASE_NAMES, data=st.data())
+def test_an_edited_field_fails_the_checksum(tmp_path, name, data):
+    graph, exhaustive, original = real_checkpoints()[name]
+    document = json.loads(original)
+    edit_field(data, document)
+    check_written(tmp_path, graph, exhaustive, json.dumps(document).encode())
+
+
+@PROPERTY
+@given(name=BASE_NAMES, data=st.data())
+def test_an_edited_field_with_a_recomputed_checksum_is_refused_or_harmless(tmp_path, name, data):
+    graph, exhaustive, original = real_checkpoints()[name]
+    document = json.loads(original)
+    edit_field(data, document)
+    check_written(tmp_path, graph, exhaustive, json.dumps(checksummed(document)).encode())

@@ -4,13 +4,18 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
+from bbqmis import read_graph
+from bbqmis.coloring import cli
 from bbqmis.coloring.cli import main
+from bbqmis.coloring.result import ColoringResult
 
 MYCIEL3 = "data/graphs/myciel3.col"
 MYCIEL4 = "data/graphs/myciel4.col"
+MYCIEL6 = "data/graphs/myciel6.col"
 
 
 def run_module(*args, **kwargs):
@@ -42,16 +47,26 @@ def test_progress_line_is_printed(capsys):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["missing.col"], "bbqmis: error: [Errno 2] No such file or directory: 'missing.col'"),
         ([MYCIEL3, "--backend", "nowhere"], "bbqmis: error: unknown backend spec 'nowhere'"),
         ([MYCIEL3, "--resume"], "bbqmis: error: --resume needs --checkpoint FILE"),
-        ([MYCIEL3, "--shots", "0"], "bbqmis: error: shots must be a positive integer, got 0"),
+        (
+            [MYCIEL3, "--shots", "0"],
+            "bbqmis: error: argument --shots: must be an integer in [1, 1000000], got '0'",
+        ),
+        ([MYCIEL3, "--bogus"], "bbqmis: error: unrecognized arguments: --bogus"),
+        ([], "bbqmis: error: the following arguments are required: graph"),
     ],
 )
 def test_bad_input_exits_2_with_one_line(args, message, capsys):
     assert main(args) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith(message) and "\n" not in err
+
+
+def test_a_missing_graph_file_is_one_line_naming_it(capsys):
+    assert main(["missing.col"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("bbqmis: error: ") and "missing.col" in err and err.count("\n") == 1
 
 
 def test_graph_format_error_names_file_and_line(tmp_path, capsys):
@@ -181,3 +196,247 @@ def test_a_closed_stdout_pipe_keeps_the_json_result(tmp_path):
     assert completed.returncode == 0, completed.stderr
     assert "Traceback" not in completed.stderr
     assert json.loads(out.read_text())["optimal"] is True
+
+
+# -- numeric options: every bad value is one line naming the option, status 2 ----------------------
+INTEGER_OPTIONS = {
+    "--shots": (1, 1_000_000),
+    "--max-qubits": (1, 1000),
+    "--node-limit": (1, 10**12),
+    "--seed": (0, 2**63 - 1),
+    "--workers": (1, 256),
+}
+REAL_OPTIONS = {
+    "--sleep-factor": (0, 1000),
+    "--time-limit": (0, 10_000_000),
+    "--memory-limit": (0, 100_000),
+    "--exact-share": (0, 1),
+    "--checkpoint-interval": (0, 10_000_000),
+}
+
+
+def test_every_numeric_option_is_checked():
+    numeric = {
+        action.option_strings[0]
+        for action in cli.build_parser()._actions
+        if action.type not in (None, Path) and action.option_strings
+    }
+    assert numeric == set(INTEGER_OPTIONS) | set(REAL_OPTIONS)
+
+
+@pytest.mark.parametrize("option", sorted(INTEGER_OPTIONS))
+@pytest.mark.parametrize("value", ["1.5", "1e12", "-1", "nan", "inf", "99999999999999999999999", "ten", ""])
+def test_a_bad_integer_option_is_one_line_naming_it(option, value, capsys):
+    low, high = INTEGER_OPTIONS[option]
+    assert main([MYCIEL3, f"{option}={value}"]) == 2
+    err = capsys.readouterr().err
+    assert err == f"bbqmis: error: argument {option}: must be an integer in [{low}, {high}], got {value!r}\n"
+
+
+@pytest.mark.parametrize("option", sorted(REAL_OPTIONS))
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "-1", "1e308", "0x10", "ten", ""])
+def test_a_bad_real_option_is_one_line_naming_it(option, value, capsys):
+    low, high = REAL_OPTIONS[option]
+    assert main([MYCIEL3, f"{option}={value}"]) == 2
+    err = capsys.readouterr().err
+    assert err == f"bbqmis: error: argument {option}: must be a number in [{low}, {high}], got {value!r}\n"
+
+
+def test_the_largest_values_are_accepted():
+    parser = cli.build_parser()
+    args = parser.parse_args(
+        [MYCIEL3, "--shots", "1000000", "--seed", str(2**63 - 1), "--exact-share", "1", "--time-limit", "0"]
+    )
+    assert (args.shots, args.seed, args.exact_share, args.time_limit) == (1_000_000, 2**63 - 1, 1.0, 0.0)
+
+
+# -- checkpoints through the command line -----------------------------------------------------------
+def run_with_checkpoint(checkpoint, *extra):
+    args = [MYCIEL4, "--sampler", "exact", "--exact-share", "0", "--checkpoint", str(checkpoint), "--quiet"]
+    return main([*args, *extra])
+
+
+def test_a_heuristic_checkpoint_is_not_resumed_as_an_exact_run(tmp_path, capsys):
+    checkpoint = tmp_path / "run.ckpt"
+    assert run_with_checkpoint(checkpoint, "--heuristic", "--node-limit", "2") == 0
+    capsys.readouterr()
+    assert run_with_checkpoint(checkpoint, "--resume") == 2
+    assert capsys.readouterr().err == (
+        f"bbqmis: error: {checkpoint}: checkpoint was written with exhaustive=False, this run has "
+        "exhaustive=True; resume with the same settings or remove it\n"
+    )
+
+
+def test_a_truncated_checkpoint_is_refused_in_one_line(tmp_path, capsys):
+    checkpoint = tmp_path / "run.ckpt"
+    assert run_with_checkpoint(checkpoint, "--node-limit", "2") == 0
+    checkpoint.write_bytes(checkpoint.read_bytes()[:-100])
+    capsys.readouterr()
+    assert run_with_checkpoint(checkpoint, "--resume") == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"bbqmis: error: {checkpoint}: cannot read checkpoint: ") and err.count("\n") == 1
+
+
+# -- internal failures: status 1, the traceback, one summary line, nothing lost ---------------------
+def boom(*args, **kwargs):
+    raise RuntimeError("boom")
+
+
+def test_an_internal_failure_exits_1_and_keeps_the_checkpoint(tmp_path, capsys, monkeypatch):
+    checkpoint, out = tmp_path / "run.ckpt", tmp_path / "result.json"
+    assert run_with_checkpoint(checkpoint, "--node-limit", "2") == 0
+    before = checkpoint.read_bytes()
+    capsys.readouterr()
+    monkeypatch.setattr("bbqmis.coloring.component.run_tree", boom)  # deep in the pipeline
+    assert run_with_checkpoint(checkpoint, "--resume", "--json", str(out)) == 1
+    err = capsys.readouterr().err
+    assert "Traceback" in err and 'raise RuntimeError("boom")' in err
+    assert err.splitlines()[-1] == (
+        f"bbqmis: internal error: RuntimeError: boom; the last checkpoint {checkpoint} is kept (add --resume)"
+    )
+    assert checkpoint.read_bytes() == before and not out.exists()
+    monkeypatch.undo()
+    assert run_with_checkpoint(checkpoint, "--resume", "--json", str(out)) == 0
+    assert json.loads(out.read_text())["optimal"] is True
+
+
+def test_an_internal_failure_writes_the_result_it_carries(tmp_path, capsys, monkeypatch):
+    out = tmp_path / "result.json"
+    graph = read_graph(MYCIEL3)
+    partial = ColoringResult(
+        coloring={graph.nodes[v]["label"]: i for i, v in enumerate(graph)},
+        num_colors=11,
+        lower_bound=2,
+        optimal=False,
+        stopped="error",
+        stats={
+            "stop_reason": "error",
+            "root_lower_bound": 2,
+            "initial_colors": 11,
+            "nodes_explored": 0,
+            "nodes_pruned": 0,
+            "duplicates": 0,
+            "open_nodes": 0,
+            "sampler": {},
+            "seconds": 0.1,
+        },
+    )
+
+    def fail_with_a_result(*args, **kwargs):
+        error = RuntimeError("worker lost")
+        error.partial = partial
+        raise error
+
+    monkeypatch.setattr(cli, "color_graph", fail_with_a_result)
+    assert main([MYCIEL3, "--sampler", "greedy", "--quiet", "--json", str(out)]) == 1
+    captured = capsys.readouterr()
+    assert captured.err.splitlines()[-1] == (
+        f"bbqmis: internal error: RuntimeError: worker lost; the best result so far was written to {out}"
+    )
+    assert json.loads(out.read_text())["stopped"] == "error"
+    assert "colours      11" in captured.out
+
+
+# -- SIGINT and SIGTERM ---------------------------------------------------------------------------
+def descendants(pid):
+    """Process ids of every descendant of ``pid`` (psutil if installed, else /proc by parent id)."""
+    try:
+        import psutil
+    except ImportError:
+        parents = {}
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit():
+                try:
+                    fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                except OSError:
+                    continue
+                parents.setdefault(int(fields[1]), []).append(int(entry.name))
+        found, todo = [], [pid]
+        while todo:
+            children = parents.get(todo.pop(), [])
+            found += children
+            todo += children
+        return found
+    return [child.pid for child in psutil.Process(pid).children(recursive=True)]
+
+
+def alive(pid):
+    """Whether ``pid`` runs (a zombie, dead but not yet reaped, does not count)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state not in ("Z", "X")
+
+
+def start_long_run(tmp_path):
+    """myciel6 on two workers: its tree runs for the whole minute; returns once the tree search started."""
+    checkpoint, out = tmp_path / "run.ckpt", tmp_path / "result.json"
+    args = [MYCIEL6, "--sampler", "greedy", "--exact-share", "0", "--workers", "2", "--time-limit", "60"]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "bbqmis", *args, "--checkpoint", str(checkpoint), "--json", str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    lines = []
+    for line in process.stderr:  # a line per phase (stderr is not a terminal)
+        lines.append(line)
+        if "search" in line:
+            break
+    assert process.poll() is None, "".join(lines)
+    time.sleep(1.0)  # the workers are expanding nodes now
+    return process, args, checkpoint, out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_ends_the_run_with_its_result_checkpoint_and_workers(tmp_path, signum):
+    process, args, checkpoint, out = start_long_run(tmp_path)
+    workers = descendants(process.pid)
+    assert len(workers) >= 2, workers
+    sent = time.monotonic()
+    process.send_signal(signum)
+    stdout, stderr = process.communicate(timeout=30)
+    assert time.monotonic() - sent < 10
+    assert process.returncode == 0, stderr
+    assert f"bbqmis: {signum.name} received: stopping with the best colouring so far" in stderr
+    assert "Traceback" not in stderr and "(interrupted)" in stdout
+    data = json.loads(out.read_text())
+    assert data["stopped"] == "interrupted" == data["stats"]["stop_reason"] and not data["optimal"]
+    graph = read_graph(MYCIEL6)
+    coloring = {v: data["coloring"][str(graph.nodes[v]["label"])] for v in graph}
+    assert all(coloring[u] != coloring[v] for u, v in graph.edges)
+    deadline = time.monotonic() + 10
+    while any(alive(pid) for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not [pid for pid in workers if alive(pid)], "a worker outlived the run"
+    # The checkpoint resumes: two more seconds of the same search (the time limit counts the first run).
+    more = ["--checkpoint", str(checkpoint), "--resume", "--json", str(out)]
+    limit = str(round(data["stats"]["seconds"] + 2, 1))
+    resumed = run_module(*args[:-1], limit, *more)
+    assert resumed.returncode == 0, resumed.stderr
+    again = json.loads(out.read_text())
+    assert again["stopped"] == "time_limit" and again["stats"]["seconds"] > data["stats"]["seconds"]
+    assert again["stats"]["incumbents"][: len(data["stats"]["incumbents"])] == data["stats"]["incumbents"]
+
+
+@pytest.mark.slow
+def test_a_second_signal_stops_at_once(tmp_path):
+    process, _, checkpoint, out = start_long_run(tmp_path)
+    workers = descendants(process.pid)
+    process.send_signal(signal.SIGTERM)
+    for line in process.stderr:  # signals of one kind do not queue: wait for the first to be taken
+        if "received" in line:
+            break
+    process.send_signal(signal.SIGTERM)
+    _, stderr = process.communicate(timeout=30)
+    assert process.returncode == 128 + signal.SIGTERM, stderr
+    assert stderr.splitlines()[-1] == (
+        "bbqmis: stopped at once by a second SIGTERM, without a result; "
+        f"the last checkpoint {checkpoint} is kept"
+    )
+    deadline = time.monotonic() + 10
+    while any(alive(pid) for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not [pid for pid in workers if alive(pid)], "a worker outlived the run"

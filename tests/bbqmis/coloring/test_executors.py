@@ -1,13 +1,17 @@
+import contextlib
 import math
 import os
+import signal
 import subprocess
 import sys
+import time
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 
 import pytest
 
 from bbqmis import InvalidParameterError
 from bbqmis.coloring.executors import KINDS, SerialExecutor, executor_workers, make_executor, under_mpi
+from bbqmis.coloring.limits import STOP
 
 MPI_VARIABLES = ("PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "MPI_LOCALNRANKS")
 
@@ -156,3 +160,91 @@ def test_make_executor_auto_under_mpi_gives_rank_0_an_mpi_executor(no_mpi):
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["MPIPoolExecutor", "32"]
+
+
+# -- pool workers end with the run -----------------------------------------------------------------
+def pids_of(executor, count):
+    """Process ids of the pool's workers, after one task has run on each."""
+    pids = set()
+    deadline = time.monotonic() + 120
+    while len(pids) < count and time.monotonic() < deadline:
+        pids |= set(executor.map(slow_pid, [0.2] * count))
+    assert len(pids) == count
+    return pids
+
+
+def slow_pid(seconds):
+    time.sleep(seconds)
+    return os.getpid()
+
+
+def running(pid):
+    try:
+        state = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state not in ("Z", "X")
+
+
+def wait_gone(pids, seconds=10.0):
+    deadline = time.monotonic() + seconds
+    while any(running(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return [pid for pid in pids if running(pid)]
+
+
+@pytest.mark.parametrize("how", ["exception", "finish_tasks=False", "stop request"])
+def test_leaving_early_ends_busy_workers_instead_of_waiting(how):
+    start = time.monotonic()
+    with pytest.raises(RuntimeError) if how == "exception" else contextlib.nullcontext():
+        with make_executor("process", 2, finish_tasks=how != "finish_tasks=False") as executor:
+            workers = pids_of(executor, 2)
+            busy = [executor.submit(time.sleep, 120) for _ in range(4)]
+            time.sleep(0.5)
+            if how == "stop request":
+                STOP.set("test")
+            if how == "exception":
+                raise RuntimeError("the search failed")
+    STOP.clear()
+    assert time.monotonic() - start < 60
+    assert not wait_gone(workers)
+    assert all(future.cancelled() or future.done() for future in busy)
+
+
+def test_workers_leave_sigint_and_sigterm_to_the_manager():
+    with make_executor("process", 2) as executor:
+        workers = pids_of(executor, 2)
+        for pid in workers:
+            os.kill(pid, signal.SIGINT)  # a Ctrl-C reaches the whole process group
+            os.kill(pid, signal.SIGTERM)  # so does `kill -TERM -<group>`
+        time.sleep(0.5)
+        assert executor.submit(math.comb, 5, 2).result(timeout=60) == 10
+        assert pids_of(executor, 2) == workers
+
+
+def test_workers_exit_when_their_manager_is_killed():
+    script = (
+        "import multiprocessing, time\n"
+        "from bbqmis.coloring.executors import make_executor\n"
+        "with make_executor('process', 2) as executor:\n"
+        "    busy = [executor.submit(time.sleep, 300) for _ in range(2)]\n"
+        "    time.sleep(1)\n"
+        "    print(*[child.pid for child in multiprocessing.active_children()], flush=True)\n"
+        "    time.sleep(300)\n"
+    )
+    manager = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    try:
+        workers = [int(pid) for pid in manager.stdout.readline().split()]
+        assert len(workers) == 2 and all(running(pid) for pid in workers)
+    finally:
+        manager.kill()  # SIGKILL: no handler, no clean-up runs in the manager
+        manager.wait()
+    assert not wait_gone(workers), "a worker outlived its manager"
+
+
+def test_a_worker_whose_manager_is_gone_exits():
+    script = (
+        "from bbqmis.coloring.executors import serve_manager\nimport time\nserve_manager(1)\ntime.sleep(60)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], timeout=60)  # its parent is not process 1
+    assert done.returncode == 1

@@ -2,19 +2,25 @@
 
 import dataclasses
 import math
+import os
 import re
+import signal
+import threading
 import time
 
 import numpy as np
 import pytest
 
 from bbqmis.coloring.limits import (
+    STOP,
     STOP_REASONS,
     Clock,
     Every,
     Limits,
+    StopRequest,
     available_memory_gb,
     resident_memory_gb,
+    stop_on_signals,
 )
 from bbqmis.mis.errors import InvalidParameterError
 
@@ -131,3 +137,56 @@ def test_clock_without_a_time_limit_has_no_deadline():
     clock = Clock(Limits())
     assert clock.deadline() == math.inf and clock.wall_deadline() == math.inf
     assert not clock.expired()
+
+
+# -- stop requests and signals ----------------------------------------------------------------------
+def test_a_stop_request_spends_the_time_of_every_limit():
+    stop = StopRequest()
+    limits = Limits(time_limit=100.0, stop=stop)
+    unlimited = Limits(stop=stop)
+    clock = Clock(limits)
+    assert not limits.interrupted and limits.time_left(1.0) == 99.0 and not clock.expired()
+    assert Clock(unlimited).deadline() == math.inf
+    stop.set("SIGTERM")
+    assert limits.interrupted and stop.reason == "SIGTERM"
+    assert limits.time_left(1.0) == 0.0 and limits.time_reached(0.0) and clock.expired()
+    assert unlimited.time_left(0.0) == 0.0 and unlimited.time_reached(0.0)
+    assert Clock(unlimited).deadline() <= time.perf_counter() and clock.wall_deadline() <= time.time()
+    stop.clear()
+    assert not limits.time_reached(1.0) and stop.reason is None
+
+
+def test_limits_read_the_process_stop_request_by_default():
+    assert Limits().stop is STOP and Limits.with_defaults(None, None, 1.0).stop is STOP
+    assert Limits(stop=StopRequest()) == Limits()  # the request is not part of the value
+
+
+def test_the_first_signal_sets_the_request_and_the_second_stops_at_once():
+    stop, told = StopRequest(), []
+    before = signal.getsignal(signal.SIGTERM)
+    with stop_on_signals(stop, notify=told.append) as request:
+        assert request is stop and not stop.is_set()
+        os.kill(os.getpid(), signal.SIGTERM)
+        deadline = time.monotonic() + 5
+        while not stop.is_set() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert stop.reason == "SIGTERM" and told == ["SIGTERM"]
+        with pytest.raises(KeyboardInterrupt, match="SIGINT"):
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(5)
+    assert not stop.is_set()  # cleared for the next run in this process
+    assert signal.getsignal(signal.SIGTERM) is before
+
+
+def test_signals_are_left_alone_outside_the_main_thread():
+    stop, seen = StopRequest(), []
+    stop.set()
+
+    def run():
+        with stop_on_signals(stop):
+            seen.append((stop.is_set(), signal.getsignal(signal.SIGTERM)))
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join()
+    assert seen == [(False, signal.getsignal(signal.SIGTERM))]

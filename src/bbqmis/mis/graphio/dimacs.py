@@ -1,4 +1,9 @@
-"""The DIMACS colouring format (``.col``): ``p edge N M`` and ``e U V`` lines."""
+"""The DIMACS colouring format (``.col``): ``p edge N M`` and ``e U V`` lines.
+
+The header's ``N`` is checked against :data:`~._common.MAX_VERTICES` when the header is
+read, and against the vertices the edges touch before the graph is built, so a short
+file cannot declare millions of vertices by accident.
+"""
 
 from __future__ import annotations
 
@@ -7,14 +12,30 @@ from typing import Any
 
 import networkx as nx
 
-from ._common import INT_RE, format_error, relabel
+from ._common import (
+    INT_RE,
+    MAX_INT_DIGITS,
+    check_isolated,
+    check_not_empty,
+    check_text,
+    check_vertex_count,
+    format_error,
+    relabel,
+    show,
+)
 
 __all__ = ["parse_dimacs"]
 
 _DIMACS_PROBLEMS = ("edge", "col")
 
 
-def parse_dimacs(lines: Iterable[str], *, source: str = "<string>") -> nx.Graph:
+def parse_dimacs(
+    lines: Iterable[str],
+    *,
+    source: str = "<string>",
+    allow_empty: bool = False,
+    allow_isolated: bool = False,
+) -> nx.Graph:
     """Parse a graph in the DIMACS colouring (``.col``) format.
 
     Parameters
@@ -23,6 +44,11 @@ def parse_dimacs(lines: Iterable[str], *, source: str = "<string>") -> nx.Graph:
         The lines of the file, with or without trailing newlines.
     source : str, default "<string>"
         Name of the input used in error messages and as ``graph.graph["name"]``.
+    allow_empty : bool, default False
+        Accept ``p edge 0 0`` (a graph with no vertex).
+    allow_isolated : bool, default False
+        Accept a header that declares more than ``max(1000, 10 t)`` vertices that no
+        edge touches, ``t`` being the number of vertices the edges touch.
 
     Returns
     -------
@@ -44,7 +70,8 @@ def parse_dimacs(lines: Iterable[str], *, source: str = "<string>") -> nx.Graph:
     - A line starting with ``c`` is a comment; comments and blank lines may appear
       anywhere.
     - ``p edge N M`` (``p col N M`` is accepted too) is the header. Exactly one is
-      required, before any ``e`` line; ``N`` and ``M`` are non-negative integers.
+      required, before any ``e`` line; ``N`` and ``M`` are non-negative integers,
+      ``N`` at most ``MAX_VERTICES`` (10,000,000) and ``N >= 1`` unless ``allow_empty``.
     - ``e U V`` is an edge, with ``1 <= U, V <= N`` and ``U != V``.
 
     Duplicate edges, including ``e U V`` next to ``e V U``, are merged silently:
@@ -55,7 +82,10 @@ def parse_dimacs(lines: Iterable[str], *, source: str = "<string>") -> nx.Graph:
     ``M`` as long as there are at least ``M`` ``e`` lines.
 
     An input with no header at all is reported at line 1; an ``e`` line before the
-    header is reported at that line.
+    header is reported at that line. A header that declares many more vertices than
+    the edges touch (more than ``max(1000, 10 t)`` isolated vertices) is reported at
+    the header line unless ``allow_isolated``: ``p edge 10000000 1`` is far more often
+    a typo than a graph. A NUL character is reported as a binary file.
 
     Examples
     --------
@@ -72,11 +102,13 @@ def parse_dimacs(lines: Iterable[str], *, source: str = "<string>") -> nx.Graph:
     """
     n: int | None = None
     m = header_line = edge_lines = lineno = 0
+    header = ""
     edges: dict[frozenset, dict[str, Any]] = {}
     for lineno, raw in enumerate(lines, start=1):
         line = raw.strip()
         if not line or line.startswith("c"):
             continue
+        check_text(line, source, lineno)
         tokens = line.split()
         where = (source, lineno)
         if tokens[0] == "p":
@@ -84,19 +116,19 @@ def parse_dimacs(lines: Iterable[str], *, source: str = "<string>") -> nx.Graph:
                 raise format_error(
                     *where,
                     f"expected a single 'p' header line, found a second one "
-                    f"(the first is at line {header_line}): {line!r}",
+                    f"(the first is at line {header_line}): {show(line)}",
                 )
             n, m = _header(tokens, line, where)
-            header_line = lineno
+            header, header_line = line, lineno
         elif tokens[0] == "e":
             if n is None:
                 raise format_error(
-                    *where, f"expected a 'p edge N M' header before the first edge, found {line!r}"
+                    *where, f"expected a 'p edge N M' header before the first edge, found {show(line)}"
                 )
             edges[_edge(tokens, line, n, where)] = {}
             edge_lines += 1
         else:
-            raise format_error(*where, f"expected a line starting with 'c', 'p' or 'e', found {line!r}")
+            raise format_error(*where, f"expected a line starting with 'c', 'p' or 'e', found {show(line)}")
     if n is None:
         raise format_error(source, 1, "expected a 'p edge N M' header line, found none")
     if edge_lines < m:
@@ -106,34 +138,42 @@ def parse_dimacs(lines: Iterable[str], *, source: str = "<string>") -> nx.Graph:
             f"expected at least {m} edge lines (header at line {header_line}), "
             f"found {edge_lines}; the input looks truncated",
         )
+    check_not_empty(n, source, header_line, f"the header {show(header)}", allow_empty=allow_empty)
+    touched = len(set().union(*edges)) if edges else 0
+    check_isolated(n, touched, source, header_line, header, allow_isolated=allow_isolated)
     return relabel(list(range(1, n + 1)), edges, source, sort=False)
 
 
 def _integer(token: str, what: str, where: tuple[str, int]) -> int:
     """``token`` as an int, or a :class:`GraphFormatError` at ``where`` naming ``what``."""
     if not INT_RE.fullmatch(token):
-        raise format_error(*where, f"expected an integer {what}, found {token!r}")
+        raise format_error(*where, f"expected an integer {what}, found {show(token)}")
+    if len(token) > MAX_INT_DIGITS:
+        raise format_error(
+            *where, f"expected an integer {what} of at most {MAX_INT_DIGITS} digits, found {show(token)}"
+        )
     return int(token)
 
 
 def _header(tokens: list[str], line: str, where: tuple[str, int]) -> tuple[int, int]:
     """``(N, M)`` of a ``p edge N M`` line."""
     if len(tokens) != 4:
-        raise format_error(*where, f"expected 4 tokens 'p edge N M', found {len(tokens)}: {line!r}")
+        raise format_error(*where, f"expected 4 tokens 'p edge N M', found {len(tokens)}: {show(line)}")
     if tokens[1] not in _DIMACS_PROBLEMS:
-        raise format_error(*where, f"expected problem type 'edge' or 'col', found {tokens[1]!r}")
+        raise format_error(*where, f"expected problem type 'edge' or 'col', found {show(tokens[1])}")
     n = _integer(tokens[2], "vertex count", where)
     m = _integer(tokens[3], "edge count", where)
     for value, what in ((n, "vertex count"), (m, "edge count")):
         if value < 0:
             raise format_error(*where, f"expected a non-negative {what}, found {value}")
+    check_vertex_count(n, *where, f"the header {show(line)}")
     return n, m
 
 
 def _edge(tokens: list[str], line: str, n: int, where: tuple[str, int]) -> frozenset[int]:
     """The vertex pair of an ``e U V`` line, checked against ``1..n``."""
     if len(tokens) != 3:
-        raise format_error(*where, f"expected 3 tokens 'e U V', found {len(tokens)}: {line!r}")
+        raise format_error(*where, f"expected 3 tokens 'e U V', found {len(tokens)}: {show(line)}")
     u = _integer(tokens[1], "vertex", where)
     v = _integer(tokens[2], "vertex", where)
     for w in (u, v):

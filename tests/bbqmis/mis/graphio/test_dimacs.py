@@ -1,12 +1,14 @@
 """The DIMACS colouring format (bbqmis.mis.graphio.dimacs)."""
 
+import time
+import tracemalloc
 from pathlib import Path
 
 import networkx as nx
 import pytest
 
 from bbqmis.mis.errors import GraphFormatError
-from bbqmis.mis.graphio import read_graph
+from bbqmis.mis.graphio import MAX_VERTICES, read_graph
 from bbqmis.mis.graphio.dimacs import parse_dimacs
 
 DATA = Path(__file__).resolve().parents[4] / "data" / "graphs"
@@ -104,9 +106,21 @@ def test_dimacs_isolated_vertex_kept(labels):
     assert graph.degree[0] == graph.degree[2] == graph.degree[4] == 0
 
 
-def test_dimacs_empty_graph():
-    graph = parse_dimacs(["p edge 0 0"])
+def test_dimacs_empty_graph_only_with_allow_empty():
+    with pytest.raises(GraphFormatError) as info:
+        parse_dimacs(["c nothing", "p edge 0 0"], source="none.col")
+    assert str(info.value) == (
+        "none.col:2: expected at least one vertex, found the header 'p edge 0 0'; "
+        "pass allow_empty=True (command line: --allow-empty) to accept an empty graph"
+    )
+    graph = parse_dimacs(["p edge 0 0"], allow_empty=True)
     assert graph.number_of_nodes() == 0
+
+
+def test_dimacs_crlf_and_byte_order_mark(tmp_path, labelled_edges):
+    path = tmp_path / "windows.col"
+    path.write_bytes(b"\xef\xbb\xbfc from Notepad\r\np edge 3 2\r\ne 1 2\r\ne 2 3\r\n")
+    assert labelled_edges(read_graph(path)) == {frozenset((1, 2)), frozenset((2, 3))}
 
 
 def test_dimacs_extension_and_tabs(tmp_path, write):
@@ -170,6 +184,100 @@ def test_dimacs_signed_vertex_numbers_are_integers(labels):
 )
 def test_dimacs_errors(tmp_path, text, message, write, assert_error):
     assert_error(write(tmp_path, "bad.col", text), message)
+
+
+# ---------------------------------------------------------------- sizes declared in the header
+
+
+def _isolated_message(source, lineno, header, n, touched):
+    limit = max(1000, 10 * touched)
+    return (
+        f"{source}:{lineno}: expected at most max(1000, 10 x {touched} vertices in edges) = {limit} "
+        f"isolated vertices, found {n - touched}: the header {header!r} declares {n} vertices but the "
+        f"edges touch only {touched}; pass allow_isolated=True (command line: --allow-isolated) if they "
+        f"are intended"
+    )
+
+
+def test_dimacs_isolated_vertices_up_to_the_floor():
+    assert parse_dimacs(["p edge 1002 1", "e 1 2"]).number_of_nodes() == 1002  # 1000 isolated
+    with pytest.raises(GraphFormatError) as info:
+        parse_dimacs(["p edge 1003 1", "e 1 2"], source="g.col")
+    assert str(info.value) == _isolated_message("g.col", 1, "p edge 1003 1", 1003, 2)
+
+
+def test_dimacs_isolated_vertices_up_to_ten_times_the_touched_ones():
+    edges = [f"e {2 * i + 1} {2 * i + 2}" for i in range(150)]  # 300 vertices touched: 3000 may be isolated
+    assert parse_dimacs(["p edge 3300 150", *edges]).number_of_nodes() == 3300
+    with pytest.raises(GraphFormatError) as info:
+        parse_dimacs(["c big", "p edge 3301 150", *edges], source="g.col")
+    assert str(info.value) == _isolated_message("g.col", 2, "p edge 3301 150", 3301, 300)
+
+
+def test_dimacs_allow_isolated_opts_in(tmp_path, write):
+    path = write(tmp_path, "sparse.col", "p edge 5000 1\ne 1 2\n")
+    graph = read_graph(path, allow_isolated=True)
+    assert graph.number_of_nodes() == 5000 and graph.number_of_edges() == 1
+    assert graph.nodes[4999]["label"] == 5000
+
+
+def test_dimacs_max_vertices_holds_whatever_the_options(tmp_path, write, assert_error):
+    assert MAX_VERTICES == 10_000_000
+    path = write(tmp_path, "big.col", f"p edge {MAX_VERTICES + 1} 1\ne 1 2\n")
+    assert_error(
+        path,
+        ":1: expected at most MAX_VERTICES=10000000 vertices, found 10000001 (the header "
+        "'p edge 10000001 1')",
+        allow_isolated=True,
+        allow_empty=True,
+    )
+
+
+def test_dimacs_huge_header_is_refused_in_bounded_time_and_memory(tmp_path, write, assert_error):
+    # The user's 25-byte file took 30 s and 4.7 GB before the check.
+    path = write(tmp_path, "typo.col", "p edge 10000000 1\ne 1 2\n")
+    assert path.stat().st_size < 30
+    tracemalloc.start()
+    start = time.perf_counter()
+    try:
+        with pytest.raises(GraphFormatError, match=r"typo\.col:1: .* pass allow_isolated=True"):
+            read_graph(path)
+        elapsed = time.perf_counter() - start
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert elapsed < 2.0
+    assert peak < 200 * 2**20, f"peak {peak / 2**20:.0f} MiB"
+    # The header without its edge is refused as truncated, as cheaply.
+    start = time.perf_counter()
+    assert_error(
+        write(tmp_path, "typo2.col", "p edge 10000000 1\n"),
+        ":1: expected at least 1 edge lines (header at line 1), found 0; the input looks truncated",
+    )
+    assert time.perf_counter() - start < 2.0
+
+
+def test_dimacs_memory_grows_with_the_edges_not_with_n_squared():
+    n = 20_000  # a dense n x n matrix of bools would take 400 MB
+    lines = [f"p edge {n} {n - 1}", *(f"e {i} {i + 1}" for i in range(1, n))]
+    tracemalloc.start()
+    try:
+        graph = parse_dimacs(lines)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert graph.number_of_edges() == n - 1
+    assert peak < 100 * 2**20, f"peak {peak / 2**20:.0f} MiB"
+
+
+def test_dimacs_long_line_is_quoted_cut_short():
+    with pytest.raises(GraphFormatError) as info:
+        parse_dimacs(["p edge 2 1", "x" * 1000])
+    assert str(info.value) == (
+        "<string>:2: expected a line starting with 'c', 'p' or 'e', found '"
+        + "x" * 60
+        + "'... (1000 characters)"
+    )
 
 
 def test_dimacs_truncated_real_file(tmp_path, write, assert_error):

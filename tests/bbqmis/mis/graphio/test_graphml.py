@@ -4,8 +4,10 @@ import networkx as nx
 import pytest
 
 from bbqmis.mis.errors import GraphFormatError
-from bbqmis.mis.graphio import read_graph
-from bbqmis.mis.graphio.graphml import read_graphml_file
+from bbqmis.mis.graphio import _common, graphml, read_graph
+from bbqmis.mis.graphio.graphml import parse_graphml, read_graphml_file
+
+NS = '<graphml xmlns="http://graphml.graphdrawing.org/xmlns"><graph edgedefault="undirected">'
 
 
 def sample_graph():
@@ -88,3 +90,57 @@ def test_graphml_not_a_graph(tmp_path, write, assert_error):
         path,
         ": expected a valid GraphML graph, found NetworkXError('file not successfully read as graphml')",
     )
+
+
+def test_parse_graphml_is_pure(labels):
+    graph = parse_graphml(NS + '<node id="b"/><node id="a"/><edge source="a" target="b"/></graph></graphml>')
+    assert labels(graph) == ["b", "a"] and graph.number_of_edges() == 1 and graph.graph["name"] == "<string>"
+
+
+def test_graphml_declared_latin1_encoding(tmp_path, labels):
+    path = tmp_path / "latin.graphml"
+    text = '<?xml version="1.0" encoding="ISO-8859-1"?>' + NS + '<node id="caf\u00e9"/></graph></graphml>'
+    path.write_bytes(text.encode("latin-1"))
+    assert labels(read_graph(path)) == ["caf\u00e9"]
+
+
+@pytest.mark.parametrize(
+    "prolog",
+    [
+        '<!DOCTYPE graphml SYSTEM "file:///etc/passwd">',
+        '<!DOCTYPE g [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">]>',
+    ],
+    ids=["external", "billion-laughs"],
+)
+def test_graphml_declarations_refused_before_parsing(prolog):
+    with pytest.raises(GraphFormatError) as info:
+        parse_graphml('<?xml version="1.0"?>' + prolog + NS + "</graph></graphml>", source="x.graphml")
+    assert str(info.value) == "x.graphml: expected GraphML without a <!DOCTYPE> or <!ENTITY> declaration"
+
+
+def test_graphml_odd_data_is_a_graph_format_error():
+    key = '<key id="w" for="edge" attr.name="weight" attr.type="int"/>'
+    text = NS.replace("<graph ", key + "<graph ") + (
+        '<node id="a"/><node id="b"/><edge source="a" target="b"><data key="w">heavy</data></edge>'
+        "</graph></graphml>"
+    )
+    with pytest.raises(GraphFormatError) as info:
+        parse_graphml(text, source="w.graphml")
+    assert str(info.value).startswith("w.graphml: expected a valid GraphML graph, found ValueError(")
+
+
+def test_graphml_empty_only_with_allow_empty():
+    with pytest.raises(GraphFormatError, match=r"pass allow_empty=True"):
+        parse_graphml(NS + "</graph></graphml>")
+    assert parse_graphml(NS + "</graph></graphml>", allow_empty=True).number_of_nodes() == 0
+
+
+def test_graphml_max_vertices_before_parsing(monkeypatch):
+    monkeypatch.setattr(_common, "MAX_VERTICES", 2)
+    monkeypatch.setattr(graphml, "MAX_VERTICES", 2)
+    assert parse_graphml(NS + '<node id="1"/><node id="2"/></graph></graphml>').number_of_nodes() == 2
+    with pytest.raises(GraphFormatError) as info:
+        parse_graphml(
+            NS + '<node id="1"/><node id="2"/><node id="3"></node></graph></graphml>', source="g.graphml"
+        )
+    assert str(info.value) == "g.graphml: expected at most MAX_VERTICES=2 vertices, found 3 (<node> tags)"
