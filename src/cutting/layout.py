@@ -142,18 +142,21 @@ def assign_fragments(problem: MISProblem, separation: Separation) -> FragmentLay
     return FragmentLayout(components, {s: sorted(f) for s, f in visits.items()}, edge_fragment)
 
 
-def fewest_cut_layout(problem: MISProblem, max_qubits: int) -> FragmentLayout:
+def fewest_cut_layout(problem: MISProblem, max_qubits: int, max_cuts: int | None = None) -> FragmentLayout:
     """Fewest-cut layout whose fragments, cut wires included, fit ``max_qubits``.
 
     :func:`find_separators` is called with component bounds ``max_qubits, max_qubits - 1,
     ...``; the descent stops once the separator has more vertices than the best layout
-    has cuts (ties keep the larger bound).
+    has cuts (ties keep the larger bound), or than ``max_cuts``: every separator vertex
+    costs at least one cut.
 
     Parameters
     ----------
     problem : MISProblem
     max_qubits : int
         Largest allowed fragment width, >= 1.
+    max_cuts : int, optional
+        Largest number of cuts worth a layout; default no bound.
 
     Returns
     -------
@@ -166,7 +169,10 @@ def fewest_cut_layout(problem: MISProblem, max_qubits: int) -> FragmentLayout:
     """
     best: FragmentLayout | None = None
     for max_component in range(max_qubits, 0, -1):
-        separation = find_separators(problem.graph, max_component)
+        try:
+            separation = find_separators(problem.graph, max_component, max_size=max_cuts)
+        except NoSeparatorError:
+            break
         if best is not None and len(separation.separator) > best.num_cuts:
             break
         layout = assign_fragments(problem, separation)

@@ -9,6 +9,7 @@ qiskit-addon-cutting. A :class:`CutPlan` holds both results.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field
 
@@ -21,7 +22,7 @@ from backends.validation import check_nonnegative, check_positive_int
 from bbqmis.mis.problem import MISProblem
 
 from .circuits import CutExperiments, cut_experiments
-from .errors import OverheadTooLargeError
+from .errors import NoSeparatorError, OverheadTooLargeError
 from .layout import FragmentLayout, fewest_cut_layout, pack_fragments, separator_layout
 
 __all__ = ["Fragment", "CutPlan", "cut_qaoa"]
@@ -163,6 +164,20 @@ class CutPlan:
         return self.summary()
 
 
+def _fewest_cut_layout(problem: MISProblem, max_qubits: int, max_overhead: float | None) -> FragmentLayout:
+    """:func:`fewest_cut_layout` with no more cuts than ``max_overhead`` allows."""
+    if max_overhead is None:
+        return fewest_cut_layout(problem, max_qubits)
+    max_cuts = int(math.log(max(max_overhead, 1.0)) / math.log(16.0) + 1e-9)
+    try:
+        return fewest_cut_layout(problem, max_qubits, max_cuts)
+    except NoSeparatorError as exc:
+        raise OverheadTooLargeError(
+            f"no layout with at most {max_cuts} wire cuts (sampling overhead 16**{max_cuts} = "
+            f"{16.0**max_cuts:g}, within max_overhead={max_overhead:g}) fits max_qubits={max_qubits}"
+        ) from exc
+
+
 def _check_overhead(num_cuts: int, max_overhead: float | None) -> None:
     """Raise :class:`OverheadTooLargeError` if ``16**num_cuts`` exceeds ``max_overhead``."""
     overhead = 16.0**num_cuts
@@ -235,7 +250,8 @@ def cut_qaoa(
     FragmentTooWideError
         If the given separator leaves a fragment wider than ``max_qubits``.
     OverheadTooLargeError
-        If ``16**cuts`` exceeds ``max_overhead``.
+        If ``16**cuts`` exceeds ``max_overhead``, or no layout found within it fits
+        (the separator search then stops early, so a dense graph fails fast).
     CuttingError
         If the given separator needs interleaved cuts that ``cut_wires`` cannot allocate.
 
@@ -250,7 +266,7 @@ def cut_qaoa(
     if max_overhead is not None:
         max_overhead = check_nonnegative(max_overhead, "max_overhead")
     if separator is None:
-        layout = fewest_cut_layout(problem, max_qubits)
+        layout = _fewest_cut_layout(problem, max_qubits, max_overhead)
     else:
         layout = separator_layout(problem, separator, max_qubits)
     _check_overhead(layout.num_cuts, max_overhead)

@@ -105,7 +105,13 @@ def separator_components(graph: nx.Graph, separator: Collection[Hashable]) -> li
 
 
 def _greedy(graph: nx.Graph, max_component: int, max_size: int) -> Separation:
-    """Minimal separator by greedy removal of the most splitting vertex, then pruning."""
+    """Minimal separator by greedy removal of the most splitting vertex, then pruning.
+
+    The removal gives up once it holds more than ``2 * max_size + 2`` vertices: pruning
+    rarely halves a separator, and a dense graph would otherwise lose most of its vertices
+    one betweenness computation at a time.
+    """
+    graph = nx.Graph(graph)  # a plain copy: subgraph views of views make every lookup slow
     order = {v: i for i, v in enumerate(graph)}
     separator: list[Hashable] = []
     while True:
@@ -113,6 +119,11 @@ def _greedy(graph: nx.Graph, max_component: int, max_size: int) -> Separation:
         largest = max(components, key=len, default=frozenset())
         if len(largest) <= max_component:
             break
+        if len(separator) > 2 * max_size + 2:
+            raise NoSeparatorError(
+                f"the greedy heuristic removed {len(separator)} vertices and still leaves a component of "
+                f"{len(largest)} vertices, more than max_component={max_component}; max_size={max_size}"
+            )
         sub = graph.subgraph(largest)
         betweenness = nx.betweenness_centrality(sub)
 
@@ -158,7 +169,8 @@ def find_separators(
         from the largest component the vertex whose removal leaves the smallest largest piece
         (ties: highest betweenness centrality), then puts
         back every vertex whose return keeps the bound (last removed first); its separator
-        is minimal (no vertex can be dropped) but not necessarily minimum. ``"auto"`` is exact
+        is minimal (no vertex can be dropped) but not necessarily minimum, and it gives up
+        once it has removed more than ``2 * max_size + 2`` vertices. ``"auto"`` is exact
         for graphs of at most ``EXACT_MAX_NODES`` (20) vertices, greedy beyond.
 
     Returns

@@ -35,7 +35,7 @@ import networkx as nx
 from backends.errors import BackendError, InvalidParameterError
 
 from ..mis.errors import BBQMISError
-from ..mis.graphio import read_graph
+from ..mis.graphio import EXTENSIONS, FORMATS, read_graph
 from .executors import KINDS, make_executor
 from .limits import StopRequest, stop_on_signals
 from .result import ColoringResult
@@ -131,6 +131,21 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("graph", help="graph file: DIMACS .col, edge list, GraphML or node-link JSON")
     parser.add_argument(
+        "--format",
+        choices=FORMATS,
+        help="graph file format (default: from the extension: "
+        + ", ".join(f"{ext} {name}" for ext, name in EXTENSIONS.items())
+        + ")",
+    )
+    parser.add_argument(
+        "--allow-empty", action="store_true", help="accept a graph without vertices (0 colours)"
+    )
+    parser.add_argument(
+        "--allow-isolated",
+        action="store_true",
+        help="accept a DIMACS header declaring far more vertices than its edges touch",
+    )
+    parser.add_argument(
         "--sampler",
         default="qaoa",
         choices=["qaoa", "exact", "greedy", "random", "anneal"],
@@ -178,7 +193,8 @@ def build_parser() -> argparse.ArgumentParser:
         type=real(0.0, 1.0),
         default=0.3,
         metavar="F",
-        help="share of the time for exact DSATUR on cores of <= 200 vertices; 0: tree alone (default 0.3)",
+        help="share of the time for the classical exact phase (SAT, or DSATUR branch-and-bound); "
+        "0: the BBQ-MIS tree alone proves (default 0.3)",
     )
     parser.add_argument(
         "--node-limit",
@@ -346,7 +362,9 @@ def _run(args: argparse.Namespace, stop: StopRequest) -> int:
             raise BBQMISError("--resume needs --checkpoint FILE")
         for option, path in (("--json", args.json), ("--checkpoint", args.checkpoint)):
             _check_writable(option, path)
-        graph = read_graph(args.graph)
+        graph = read_graph(
+            args.graph, format=args.format, allow_empty=args.allow_empty, allow_isolated=args.allow_isolated
+        )
         sampler = get_sampler(args.sampler, **_sampler_options(args))
         if isinstance(sampler, QAOASampler):
             sampler.solver.device()  # fail now on a bad spec or a missing token, not in a worker

@@ -9,22 +9,25 @@ The phases, each under the run's deadline:
 3. the core gets the spectral and odd-cycle bounds (:func:`~bbqmis.coloring.bounds.adjacency_bounds`,
    skipped above :data:`SPECTRAL_MAX_NODES` vertices) and greedy incumbents (DSATUR,
    largest-first and smallest-last);
-4. a core of at most :data:`EXACT_MAX_NODES` vertices gets exact DSATUR branch-and-bound
-   (:func:`~bbqmis.coloring.dsatur_exact.exact_coloring`) for ``exact_share`` of the time
-   left (0 turns it off, so that the BBQ-MIS tree alone does the proof);
-5. when exact DSATUR did not settle a core of at most 200 vertices, the set-cover LP
-   bound (:func:`~bbqmis.coloring.pricing.lp_bound`, column generation with HiGHS,
-   annealing and exact MWIS pricing, Farley bound when cut short) may raise the bound,
-   for a tenth of the time left;
-6. TabuCol (:func:`~bbqmis.coloring.tabucol.improve_coloring`) lowers the incumbent
+4. when they do not meet, on a core of at most 200 vertices, the set-cover LP bound
+   (:func:`~bbqmis.coloring.pricing.lp_bound`, column generation with HiGHS, annealing
+   and exact MWIS pricing, Farley bound when cut short) may raise the bound, for a
+   tenth of the time left;
+5. TabuCol (:func:`~bbqmis.coloring.tabucol.improve_coloring`) lowers the incumbent
    towards the bound;
+6. an exact phase gets ``exact_share`` of the time left (at most a minute; 0 turns it
+   off, so that the BBQ-MIS tree alone does the proof): SAT
+   (:func:`~bbqmis.coloring.sat.sat_coloring`, CaDiCaL asked for one colour fewer until
+   it says no) when the encoding has at most ``max_sat_clauses`` clauses, else exact
+   DSATUR branch-and-bound (:func:`~bbqmis.coloring.dsatur_exact.exact_coloring`) on a
+   core of at most :data:`EXACT_MAX_NODES` vertices;
 7. unless the bounds now meet, or the component cannot raise the colours the graph needs
    anyway (its incumbent is within the lower bound already proven for another
    component), the BBQ-MIS tree searches the core (:func:`~bbqmis.coloring.treesearch.run_tree`);
 8. the peeled vertices are coloured back without a new colour.
 
 ``ComponentOutcome.how`` says which phase settled the component, so a result never
-credits the quantum sampler with a proof that DSATUR or the bounds made.
+credits the quantum sampler with a proof that SAT, DSATUR or the bounds made.
 """
 
 from __future__ import annotations
@@ -42,11 +45,12 @@ from .bounds import ChromaticBounds, adjacency_bounds, dsatur_coloring
 from .checkpoint import dump_search, restore_search
 from .clique import adjacency_bitsets, max_clique
 from .dsatur_exact import exact_coloring
-from .limits import Clock, Every, Limits
+from .limits import STOP_REASONS, Clock, Every, Limits
 from .pricing import lp_bound
 from .reduce import easy_coloring, extend_coloring, peel
 from .result import color_classes
 from .samplers import MISSampler
+from .sat import MAX_SAT_CLAUSES, sat_clauses, sat_coloring
 from .tabucol import improve_coloring
 from .tree import Node, SearchState, from_bits, progress_snapshot, to_bits
 from .treesearch import run_tree
@@ -88,6 +92,7 @@ class SearchContext:
     global_lower: int = 0
     exact_share: float = 0.3
     lp_share: float = 0.1
+    max_sat_clauses: int = MAX_SAT_CLAUSES
 
 
 @dataclass
@@ -161,7 +166,8 @@ def color_component(
     context.report({"phase": "clique"})
     nodes = list(graph)
     clique = max_clique(adjacency_bitsets(graph, nodes), deadline=context.clock.deadline(_CLIQUE_SHARE))
-    core_nodes, peeled = peel(graph, [nodes[i] for i in clique.clique])
+    clique_vertices = [nodes[i] for i in clique.clique]
+    core_nodes, peeled = peel(graph, clique_vertices)
     core = graph.subgraph([v for v in nodes if v in core_nodes]).copy()
     context.report({"phase": "bounds"})
     bounds = _core_bounds(core, clique.size)
@@ -175,11 +181,6 @@ def color_component(
     stats["initial_colors"] = len(set(incumbent.values()))
     settled = _settled(len(set(incumbent.values())), lower, context.global_lower)
     sparse = nx.to_scipy_sparse_array(core, nodelist=list(core), weight=None, format="csr")
-    if settled is None and context.exact_share > 0 and core.number_of_nodes() <= EXACT_MAX_NODES:
-        context.report({"phase": "exact"})
-        incumbent, lower, stats["exact"] = _exact(core, sparse, incumbent, lower, context)
-        source = "dsatur-exact"
-        settled = _settled(len(set(incumbent.values())), lower, context.global_lower, "exact")
     if settled is None and context.lp_share > 0 and core.number_of_nodes() <= EXACT_MAX_NODES:
         context.report({"phase": "lp"})
         lp = lp_bound(
@@ -199,12 +200,21 @@ def color_component(
         source = "tabucol" if found else source
         stats["tabucol_colors"] = len(set(incumbent.values()))
         settled = _settled(len(set(incumbent.values())), lower, context.global_lower)
+    if settled is None and context.exact_share > 0:
+        method = _exact_method(core, len(set(incumbent.values())), context.max_sat_clauses)
+        if method is not None:
+            context.report({"phase": method})
+            incumbent, lower, stats[method] = _exact(
+                core, sparse, incumbent, lower, clique_vertices, method, context
+            )
+            source = "dsatur-exact" if method == "exact" else method
+            settled = _settled(len(set(incumbent.values())), lower, context.global_lower, method)
     if settled is not None:
         return ComponentOutcome(extend_coloring(graph, incumbent, peeled), lower, settled, stats=stats)
     tree = _search_core(core, context, lower, incumbent, source, saved_tree)
     tree_coloring, tree_lower, stop_reason, tree_stats = tree
     stats.update(tree_stats)
-    stopped = stop_reason if stop_reason in ("time_limit", "node_limit", "memory_limit") else None
+    stopped = stop_reason if stop_reason in STOP_REASONS else None
     coloring = extend_coloring(graph, tree_coloring, peeled)
     return ComponentOutcome(coloring, tree_lower, f"search:{stop_reason}", stopped, stats)
 
@@ -223,18 +233,39 @@ def _phase_deadline(context: SearchContext, share: float, cap: float) -> float:
     return min(context.clock.deadline(share), time.perf_counter() + cap)
 
 
+def _exact_method(core: nx.Graph, colors: int, max_sat_clauses: int) -> str | None:
+    """The exact phase for a core: SAT when its encoding fits, else DSATUR on a small core."""
+    if sat_clauses(core.number_of_nodes(), core.number_of_edges(), colors - 1) <= max_sat_clauses:
+        return "sat"
+    return "exact" if core.number_of_nodes() <= EXACT_MAX_NODES else None
+
+
 def _exact(
-    core: nx.Graph, sparse: Any, incumbent: dict[Hashable, int], lower: int, context: SearchContext
+    core: nx.Graph,
+    sparse: Any,
+    incumbent: dict[Hashable, int],
+    lower: int,
+    clique: list[Hashable],
+    method: str,
+    context: SearchContext,
 ) -> tuple[dict[Hashable, int], int, dict[str, Any]]:
-    """Exact DSATUR branch-and-bound on a small core (``sparse``: its CSR adjacency), within its share."""
+    """SAT or exact DSATUR on the core (``sparse``: its CSR adjacency), within the exact share."""
     nodes = list(core)
     initial = np.array([incumbent[v] for v in nodes])
-    result = exact_coloring(
-        sparse,
-        lower=lower,
-        initial=initial,
-        deadline=_phase_deadline(context, context.exact_share, _EXACT_CAP_SECONDS),
-    )
+    deadline = _phase_deadline(context, context.exact_share, _EXACT_CAP_SECONDS)
+    if method == "sat":
+        position = {v: i for i, v in enumerate(nodes)}
+        result = sat_coloring(
+            sparse,
+            initial,
+            clique=[position[v] for v in clique],
+            lower=lower,
+            deadline=deadline,
+            memory_gb=context.limits.memory_limit or None,
+            stop=context.limits.stop.is_set,
+        )
+    else:
+        result = exact_coloring(sparse, lower=lower, initial=initial, deadline=deadline)
     coloring = {v: int(c) for v, c in zip(nodes, result.colors, strict=True)}
     summary = {"optimal": result.optimal, "nodes": result.nodes, "stopped": result.stopped}
     return coloring, max(lower, result.lower_bound), summary

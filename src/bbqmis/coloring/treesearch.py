@@ -125,6 +125,8 @@ def _limit_reached(
     """Why the search must stop now, if it must; turns frugal when memory runs short."""
     if search.best <= lower:
         return "bounds_met"
+    if limits.interrupted:
+        return "interrupted"
     if limits.time_reached(search.clock.elapsed()):
         return "time_limit"
     used = limits.memory_used()

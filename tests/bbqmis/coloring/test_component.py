@@ -7,7 +7,7 @@ from bbqmis.coloring.result import verify_coloring
 from bbqmis.coloring.samplers import ExactSampler
 
 
-def context(limits=None, global_lower=0, exact_share=0.0):
+def context(limits=None, global_lower=0, exact_share=0.0, **options):
     limits = limits or Limits()
     reports = []
     return SearchContext(
@@ -23,6 +23,7 @@ def context(limits=None, global_lower=0, exact_share=0.0):
         checkpoint_every=Every(3600.0),
         global_lower=global_lower,
         exact_share=exact_share,
+        **options,
     ), reports
 
 
@@ -66,8 +67,26 @@ def test_outcomes_round_trip_through_json():
     assert back.coloring == outcome.coloring and back.lower_bound == outcome.lower_bound
 
 
-def test_exact_dsatur_settles_a_small_core_and_says_so():
+def test_sat_settles_a_core_and_says_so():
+    graph = nx.mycielski_graph(6)  # 47 vertices, chi 6: beyond a minute of DSATUR or tree
     ctx, reports = context(exact_share=0.5)
+    outcome = color_component(graph, ctx)
+    verify_coloring(graph, outcome.coloring)
+    assert outcome.how == "sat" and outcome.num_colors == outcome.lower_bound == 6
+    assert outcome.stats["sat"]["optimal"] and "search" not in {r["phase"] for r in reports}
+
+
+def test_sat_keeps_the_time_limit_and_the_best_colouring():
+    graph = nx.mycielski_graph(7)  # 95 vertices, chi 7: no SAT proof within a second
+    ctx, _ = context(Limits(time_limit=1.5), exact_share=1.0)
+    outcome = color_component(graph, ctx)
+    verify_coloring(graph, outcome.coloring)
+    assert outcome.stats["sat"]["stopped"] == "time_limit" and outcome.lower_bound < 7
+    assert ctx.clock.elapsed() < 1.5 + 2.0
+
+
+def test_exact_dsatur_settles_a_small_core_when_sat_is_off():
+    ctx, reports = context(exact_share=0.5, max_sat_clauses=0)
     outcome = color_component(nx.mycielski_graph(5), ctx)
     assert outcome.how == "exact" and outcome.num_colors == outcome.lower_bound == 5
     assert outcome.stats["exact"]["optimal"] and "search" not in {r["phase"] for r in reports}
