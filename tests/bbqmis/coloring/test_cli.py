@@ -76,6 +76,33 @@ def test_graph_format_error_names_file_and_line(tmp_path, capsys):
     assert capsys.readouterr().err.startswith(f"bbqmis: error: {bad}:2:")
 
 
+def test_format_overrides_the_extension(tmp_path, capsys):
+    edges = tmp_path / "triangle.dat"
+    edges.write_text("1,2\n2,3\n3,1\n")
+    assert main([str(edges), "--sampler", "exact", "--quiet"]) == 2
+    assert "--format" in capsys.readouterr().err
+    out = tmp_path / "out.json"
+    args = [str(edges), "--format", "edgelist", "--sampler", "exact", "--quiet", "--json", str(out)]
+    assert main(args) == 0
+    result = json.loads(out.read_text())
+    assert result["num_colors"] == 3 and result["optimal"]
+
+
+def test_empty_and_isolated_graphs_need_their_flags(tmp_path, capsys):
+    empty = tmp_path / "empty.col"
+    empty.write_text("p edge 0 0\n")
+    assert main([str(empty), "--quiet"]) == 2
+    assert main([str(empty), "--quiet", "--allow-empty"]) == 0
+    sparse = tmp_path / "sparse.col"
+    sparse.write_text("p edge 5000 1\ne 1 2\n")
+    assert main([str(sparse), "--quiet"]) == 2
+    assert "--allow-isolated" in capsys.readouterr().err
+    out = tmp_path / "out.json"
+    assert main([str(sparse), "--quiet", "--allow-isolated", "--json", str(out)]) == 0
+    result = json.loads(out.read_text())
+    assert result["num_colors"] == 2 and len(result["coloring"]) == 5000
+
+
 def test_help_has_examples():
     result = run_module("--help")
     assert result.returncode == 0 and "examples:" in result.stdout and "mpiexec -n 3" in result.stdout
