@@ -34,6 +34,7 @@ import networkx as nx
 from ..solver import add_stats
 from .errors import SearchError
 from .reduce import components
+from .result import SUMMED_STATS
 from .tree import STRATEGIES, Node, SearchState
 
 __all__ = ["CHECKPOINT_VERSION", "Checkpoint", "dump_search", "fingerprint", "restore_search"]
@@ -44,7 +45,6 @@ CHECKPOINT_VERSION = 3
 #: Ways a finished component was settled whose lower bound is below its colours.
 _BELOW_COLOURS = ("dominated",)
 #: Statistics of a finished component that the result adds up over components.
-_SUMMED = ("nodes_explored", "completions", "nodes_pruned", "duplicates", "open_nodes", "peeled")
 
 
 class _Corrupt(ValueError):
@@ -269,7 +269,9 @@ def _check_outcome(
     below = how in _BELOW_COLOURS or (how == "search:exhausted" and not exhaustive)
     if below:
         _require(lower < colours, f"{what}: settled by {how!r} but its bound meets its colours")
-    elif how in ("bounds", "exact", "lp", "search:bounds_met", "search:exhausted") or how.startswith("easy:"):
+    elif how in ("bounds", "exact", "sat", "lp", "search:bounds_met", "search:exhausted") or how.startswith(
+        "easy:"
+    ):
         _require(
             lower == colours, f"{what}: settled by {how!r} with bound {lower} below its {colours} colours"
         )
@@ -278,7 +280,7 @@ def _check_outcome(
     _require(isinstance(stats, dict), f"{what}: stats must be an object")
     if not stats:
         return coloring
-    for key in _SUMMED:
+    for key in SUMMED_STATS:
         if key in stats:
             _int_in(stats[key], 0, 2**62, f"{what}: stats.{key}")
     bounds = stats["root_bounds"]

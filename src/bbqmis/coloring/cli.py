@@ -318,7 +318,9 @@ def format_result(result: ColoringResult, graph: nx.Graph, sampler: str, backend
         (
             "nodes",
             f"{stats['nodes_explored']} explored, {stats['nodes_pruned']} pruned, "
-            f"{stats['duplicates']} duplicates, {stats['open_nodes']} open",
+            f"{stats['duplicates']} duplicates, {stats['open_nodes']} open; created from the sampler's "
+            f"classes {stats.get('nodes_from_sampler', 0)}, "
+            f"from the enumeration {stats.get('nodes_from_enumeration', 0)}",
         ),
         ("sampler", work),
         ("time", f"{stats['seconds']:.2f} s ({stats['stop_reason']})"),

@@ -349,7 +349,14 @@ def _search_core(
     stats = {
         **{
             key: int(search.stats[key])
-            for key in ("nodes_explored", "completions", "nodes_pruned", "duplicates")
+            for key in (
+                "nodes_explored",
+                "completions",
+                "nodes_pruned",
+                "duplicates",
+                "nodes_from_sampler",
+                "nodes_from_enumeration",
+            )
         },
         "open_nodes": len(search.heap) + len(outcome.running),
         "incumbents": search.incumbents,

@@ -101,6 +101,9 @@ class Expansion:
         The sampler's counters.
     timed_out : bool
         The deadline passed before every class was bounded.
+    sampled : frozenset of frozenset
+        Classes that the sampler proposed (the others come from the enumeration), so
+        that the search can say which children each of them created.
     """
 
     children: list[tuple[frozenset, int]]
@@ -110,6 +113,7 @@ class Expansion:
     pruned: int = 0
     stats: Stats = field(default_factory=new_stats)
     timed_out: bool = False
+    sampled: frozenset = frozenset()
 
 
 def branch_vertex(graph: nx.Graph) -> Hashable:
@@ -133,6 +137,7 @@ def expand(task: Task) -> Expansion:
         expansion = _bound_children(task, sets, enumerated=False)
         expansion.stats = stats
         expansion.next_offset = None
+        expansion.sampled = frozenset() if task.sampler.exhaustive else frozenset(sets)
         return expansion
     v = branch_vertex(task.graph)
     rest = task.graph.subgraph(set(task.graph) - set(task.graph[v]) - {v})
@@ -145,6 +150,7 @@ def expand(task: Task) -> Expansion:
         return expansion
     samples = task.sampler.sample(rest, seed=task.seed)
     sets = list(samples.sets)
+    sampled = frozenset(s | {v} for s in sets)
     eager = rest.number_of_nodes() <= _EAGER_ENUMERATION_NODES
     if eager:
         sets = list(dict.fromkeys([*sets, *iter_maximal_independent_sets(rest)]))
@@ -152,6 +158,7 @@ def expand(task: Task) -> Expansion:
     if not eager and not expansion.timed_out:
         expansion.next_offset = 0  # a completion node enumerates the sets the sampler missed
     expansion.stats = samples.stats
+    expansion.sampled = sampled
     return expansion
 
 

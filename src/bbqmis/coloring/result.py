@@ -9,7 +9,19 @@ import networkx as nx
 
 from .errors import SearchError
 
-__all__ = ["ColoringResult", "color_classes", "verify_coloring"]
+__all__ = ["SUMMED_STATS", "ColoringResult", "color_classes", "verify_coloring"]
+
+#: Counters of ``ColoringResult.stats`` that are sums over the searched components.
+SUMMED_STATS = (
+    "nodes_explored",
+    "completions",
+    "nodes_pruned",
+    "duplicates",
+    "open_nodes",
+    "peeled",
+    "nodes_from_sampler",
+    "nodes_from_enumeration",
+)
 
 
 @dataclass
@@ -33,7 +45,9 @@ class ColoringResult:
     stats : dict
         Search statistics: ``nodes_explored`` (node expansions, ``completions``
         of them enumerating the children a sampler missed), ``nodes_pruned``,
-        ``duplicates``, ``open_nodes``, ``root_lower_bound``, ``root_bounds``,
+        ``duplicates``, ``open_nodes``, ``nodes_from_sampler`` and
+        ``nodes_from_enumeration`` (open nodes created from the sampler's classes and
+        from the exhaustive enumeration's), ``root_lower_bound``, ``root_bounds``,
         ``initial_colors`` (best of networkx's DSATUR, largest-first, smallest-last),
         ``stop_reason`` (``"bounds-met"``, ``"exhausted"``, ``"node-limit"``,
         ``"time-limit"``), ``exhaustive``, ``seconds``, ``incumbents`` (list of

@@ -49,14 +49,13 @@ from .component import ComponentOutcome, SearchContext, color_component
 from .executors import SerialExecutor
 from .limits import Clock, Every, Limits, resident_memory_gb
 from .reduce import components, merge_colorings
-from .result import ColoringResult, verify_coloring
+from .result import SUMMED_STATS, ColoringResult, verify_coloring
 from .samplers import SamplerLike, get_sampler
 from .tree import STRATEGIES
 
 __all__ = ["ColoringResult", "color_graph", "verify_coloring"]
 
 #: Statistics of the component searches that add up over components.
-_SUMMED = ("nodes_explored", "completions", "nodes_pruned", "duplicates", "open_nodes", "peeled")
 
 
 def color_graph(
@@ -250,7 +249,7 @@ def _stats(
 ) -> dict[str, Any]:
     """Statistics over all components, with one summary per component that was searched."""
     searched = [outcome for outcome in outcomes if outcome.stats]
-    stats: dict[str, Any] = {key: sum(int(o.stats.get(key, 0)) for o in searched) for key in _SUMMED}
+    stats: dict[str, Any] = {key: sum(int(o.stats.get(key, 0)) for o in searched) for key in SUMMED_STATS}
     sampler: dict[str, float] = {}
     for outcome in searched:
         for key, value in outcome.stats.get("sampler", {}).items():

@@ -207,6 +207,8 @@ class SearchState:
             else:
                 self.seen[residual] = node.depth + 1
                 self.push(Node((*node.classes, bits), residual, bound))
+                origin = "sampler" if color_class in result.sampled else "enumeration"
+                self.stats[f"nodes_from_{origin}"] += 1
         if self.exhaustive and result.next_offset is not None:
             skip = node.skip | frozenset(to_bits(c) for c in result.generated)
             self.push(Node(node.classes, node.residual, node.bound, True, skip, result.next_offset))

@@ -180,6 +180,16 @@ def test_absorb_pushes_children_records_seen_and_offers_leaves():
     assert search.stats["nodes_explored"] == 2 and search.stats["duplicates"] == 0
 
 
+def test_absorb_counts_the_nodes_each_source_of_classes_created():
+    search = state(nx.path_graph(5))
+    search.offer((1, 2, 4, 8, 16), "trivial")
+    parent = Node((0b10101,), 0b01010, 2)
+    result = expansion([({1}, 3), ({3}, 3)])
+    result.sampled = frozenset([frozenset({1})])
+    search.absorb(parent, result)
+    assert search.stats["nodes_from_sampler"] == 1 and search.stats["nodes_from_enumeration"] == 1
+
+
 def test_absorb_counts_completion_nodes_and_continues_an_unfinished_enumeration():
     search = state(nx.path_graph(3))
     search.offer((1, 2, 4), "trivial")
