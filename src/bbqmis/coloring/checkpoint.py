@@ -44,6 +44,10 @@ CHECKPOINT_VERSION = 3
 
 #: Ways a finished component was settled whose lower bound is below its colours.
 _BELOW_COLOURS = ("dominated",)
+#: ``how`` of a component whose colouring is proven optimal (besides ``easy:<class>``).
+_PROVEN = ("bounds", "exact", "sat", "lp", "price", "search:bounds_met", "search:exhausted")
+#: ``how`` of a component whose colouring is proven optimal (besides ``easy:<class>``).
+_PROVEN = ("bounds", "exact", "sat", "lp", "price", "search:bounds_met", "search:exhausted")
 #: Statistics of a finished component that the result adds up over components.
 
 
@@ -269,9 +273,7 @@ def _check_outcome(
     below = how in _BELOW_COLOURS or (how == "search:exhausted" and not exhaustive)
     if below:
         _require(lower < colours, f"{what}: settled by {how!r} but its bound meets its colours")
-    elif how in ("bounds", "exact", "sat", "lp", "search:bounds_met", "search:exhausted") or how.startswith(
-        "easy:"
-    ):
+    elif how in _PROVEN or how.startswith("easy:"):
         _require(
             lower == colours, f"{what}: settled by {how!r} with bound {lower} below its {colours} colours"
         )

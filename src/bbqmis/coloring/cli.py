@@ -40,7 +40,7 @@ from .executors import KINDS, make_executor
 from .limits import StopRequest, stop_on_signals
 from .result import ColoringResult
 from .samplers import QAOASampler, get_sampler
-from .search import color_graph
+from .search import METHODS, color_graph
 from .tree import STRATEGIES
 
 #: Largest values the numeric options accept: beyond them a value is a typo, not a plan.
@@ -204,6 +204,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="stop after N node expansions",
     )
     parser.add_argument("--strategy", default="best-first", choices=STRATEGIES, help="queue order")
+    parser.add_argument(
+        "--method",
+        default="bbq",
+        choices=METHODS,
+        help="the tree: bbq (BBQ-MIS over sampled maximal independent sets) or price "
+        "(branch-and-price: the set-cover LP at every node, columns priced by the sampler) (default: bbq)",
+    )
     parser.add_argument(
         "--heuristic",
         action="store_true",
@@ -385,6 +392,7 @@ def _run(args: argparse.Namespace, stop: StopRequest) -> int:
                 node_limit=args.node_limit,
                 memory_limit=args.memory_limit,
                 exact_share=args.exact_share,
+                method=args.method,
                 checkpoint=args.checkpoint,
                 resume=args.resume,
                 checkpoint_interval=args.checkpoint_interval,

@@ -9,21 +9,23 @@ The phases, each under the run's deadline:
 3. the core gets the spectral and odd-cycle bounds (:func:`~bbqmis.coloring.bounds.adjacency_bounds`,
    skipped above :data:`SPECTRAL_MAX_NODES` vertices) and greedy incumbents (DSATUR,
    largest-first and smallest-last);
-4. when they do not meet, on a core of at most 200 vertices, the set-cover LP bound
-   (:func:`~bbqmis.coloring.pricing.lp_bound`, column generation with HiGHS, annealing
-   and exact MWIS pricing, Farley bound when cut short) may raise the bound, for a
-   tenth of the time left;
-5. TabuCol (:func:`~bbqmis.coloring.tabucol.improve_coloring`) lowers the incumbent
+4. TabuCol (:func:`~bbqmis.coloring.tabucol.improve_coloring`) lowers the incumbent
    towards the bound;
-6. an exact phase gets ``exact_share`` of the time left (at most a minute; 0 turns it
+5. an exact phase gets ``exact_share`` of the time left (at most a minute; 0 turns it
    off, so that the BBQ-MIS tree alone does the proof): SAT
    (:func:`~bbqmis.coloring.sat.sat_coloring`, CaDiCaL asked for one colour fewer until
    it says no) when the encoding has at most ``max_sat_clauses`` clauses, else exact
    DSATUR branch-and-bound (:func:`~bbqmis.coloring.dsatur_exact.exact_coloring`) on a
    core of at most :data:`EXACT_MAX_NODES` vertices;
+6. when the bounds still do not meet, on a core of at most 200 vertices, the set-cover
+   LP bound (:func:`~bbqmis.coloring.pricing.lp_bound`, column generation with HiGHS,
+   annealing and exact MWIS pricing, Farley bound when cut short) may raise the bound,
+   for a tenth of the time left;
 7. unless the bounds now meet, or the component cannot raise the colours the graph needs
    anyway (its incumbent is within the lower bound already proven for another
-   component), the BBQ-MIS tree searches the core (:func:`~bbqmis.coloring.treesearch.run_tree`);
+   component), the BBQ-MIS tree searches the core (:func:`~bbqmis.coloring.treesearch.run_tree`),
+   or with ``method="price"`` branch-and-price does
+   (:func:`~bbqmis.coloring.branch_price.branch_and_price`);
 8. the peeled vertices are coloured back without a new colour.
 
 ``ComponentOutcome.how`` says which phase settled the component, so a result never
@@ -42,6 +44,7 @@ import networkx as nx
 import numpy as np
 
 from .bounds import ChromaticBounds, adjacency_bounds, dsatur_coloring
+from .branch_price import branch_and_price, pricers_for
 from .checkpoint import dump_search, restore_search
 from .clique import adjacency_bitsets, max_clique
 from .dsatur_exact import exact_coloring
@@ -93,6 +96,7 @@ class SearchContext:
     exact_share: float = 0.3
     lp_share: float = 0.1
     max_sat_clauses: int = MAX_SAT_CLAUSES
+    method: str = "bbq"
 
 
 @dataclass
@@ -181,19 +185,6 @@ def color_component(
     stats["initial_colors"] = len(set(incumbent.values()))
     settled = _settled(len(set(incumbent.values())), lower, context.global_lower)
     sparse = nx.to_scipy_sparse_array(core, nodelist=list(core), weight=None, format="csr")
-    if settled is None and context.lp_share > 0 and core.number_of_nodes() <= EXACT_MAX_NODES:
-        context.report({"phase": "lp"})
-        lp = lp_bound(
-            core,
-            pricers=("anneal",),
-            deadline=_phase_deadline(context, context.lp_share, _EXACT_CAP_SECONDS),
-            quick=False,
-            settle=True,
-            seed=context.seed,
-        )
-        lower = max(lower, lp.bound)
-        stats["lp"] = {"value": lp.value, "bound": lp.bound, "certified": lp.certified, "rounds": lp.rounds}
-        settled = _settled(len(set(incumbent.values())), lower, context.global_lower, "lp")
     if settled is None and saved_tree is None:
         context.report({"phase": "local"})
         incumbent, found = _local_search(core, sparse, incumbent, lower, context)
@@ -209,8 +200,33 @@ def color_component(
             )
             source = "dsatur-exact" if method == "exact" else method
             settled = _settled(len(set(incumbent.values())), lower, context.global_lower, method)
+    if settled is None and context.lp_share > 0 and core.number_of_nodes() <= EXACT_MAX_NODES:
+        context.report({"phase": "lp"})
+        lp = lp_bound(
+            core,
+            pricers=("anneal",),
+            deadline=_phase_deadline(context, context.lp_share, _EXACT_CAP_SECONDS),
+            quick=False,
+            settle=True,
+            seed=context.seed,
+        )
+        lower = max(lower, lp.bound)
+        stats["lp"] = {
+            "value": lp.value,
+            "bound": lp.bound,
+            "certified": lp.certified,
+            "rounds": lp.rounds,
+            "improving_columns": {
+                name: int(counters.get("improving_columns", 0))
+                for name, counters in lp.stats.items()
+                if name != "master"
+            },
+        }
+        settled = _settled(len(set(incumbent.values())), lower, context.global_lower, "lp")
     if settled is not None:
         return ComponentOutcome(extend_coloring(graph, incumbent, peeled), lower, settled, stats=stats)
+    if context.method == "price":
+        return _price_core(graph, core, peeled, incumbent, lower, context, stats)
     tree = _search_core(core, context, lower, incumbent, source, saved_tree)
     tree_coloring, tree_lower, stop_reason, tree_stats = tree
     stats.update(tree_stats)
@@ -306,6 +322,34 @@ def _greedy_incumbent(core: nx.Graph) -> tuple[dict[Hashable, int], str]:
             best = (coloring, strategy)
     assert best is not None
     return best
+
+
+def _price_core(
+    graph: nx.Graph,
+    core: nx.Graph,
+    peeled: list[Hashable],
+    incumbent: dict[Hashable, int],
+    lower: int,
+    context: SearchContext,
+    stats: dict[str, Any],
+) -> ComponentOutcome:
+    """Branch-and-price on the core instead of the BBQ-MIS tree, for the time left."""
+    context.report({"phase": "price"})
+    outcome = branch_and_price(
+        core,
+        incumbent,
+        lower=lower,
+        pricers=pricers_for(context.sampler),
+        deadline=context.clock.deadline(),
+        stop=context.limits.stop.is_set,
+        node_limit=context.limits.node_limit,
+        seed=context.seed,
+    )
+    stats["price"] = {"nodes": outcome.nodes, "improving_columns": outcome.improving_columns}
+    coloring = extend_coloring(graph, outcome.coloring, peeled)
+    stopped = "interrupted" if context.limits.interrupted else outcome.stopped
+    how = "price" if outcome.stopped is None else f"price:{stopped}"
+    return ComponentOutcome(coloring, max(lower, outcome.lower_bound), how, stopped, stats)
 
 
 def _search_core(

@@ -53,9 +53,10 @@ from .result import SUMMED_STATS, ColoringResult, verify_coloring
 from .samplers import SamplerLike, get_sampler
 from .tree import STRATEGIES
 
-__all__ = ["ColoringResult", "color_graph", "verify_coloring"]
+__all__ = ["METHODS", "ColoringResult", "color_graph", "verify_coloring"]
 
-#: Statistics of the component searches that add up over components.
+#: Tree methods of :func:`color_graph`.
+METHODS = ("bbq", "price")
 
 
 def color_graph(
@@ -72,6 +73,7 @@ def color_graph(
     strategy: str = "best-first",
     exhaustive: bool = True,
     exact_share: float = 0.3,
+    method: str = "bbq",
     seed: int | None = None,
     progress: Callable[[dict], None] | None = None,
 ) -> ColoringResult:
@@ -111,9 +113,13 @@ def color_graph(
         Branch on every maximal independent set containing the branching vertex, in
         the sampler's order (exact). False: branch only on sampled sets (heuristic).
     exact_share : float, default=0.3
-        Share of the time left (at most 60 s) that exact DSATUR branch-and-bound may spend
-        on a component core of at most 200 vertices before the BBQ-MIS tree; 0 leaves the
-        proof to the tree and its sampler alone.
+        Share of the time left (at most 60 s) of the classical exact phase before the
+        tree: SAT (CaDiCaL), or exact DSATUR on a core of at most 200 vertices whose SAT
+        encoding is too large; 0 leaves the proof to the tree and its sampler alone.
+    method : {"bbq", "price"}, default="bbq"
+        The tree: the BBQ-MIS branch-and-bound over sampled maximal independent sets,
+        or branch-and-price (the set-cover LP at every node of a Zykov tree, columns
+        priced by the sampler's counterpart; see :mod:`bbqmis.coloring.branch_price`).
     seed : int, optional
         Makes the run reproducible (each node's sampler seed derives from it).
     progress : callable, optional
@@ -144,7 +150,9 @@ def color_graph(
     interval = check_nonnegative(checkpoint_interval, "checkpoint_interval")
     sampler = get_sampler(sampler)
     exact_share = check_probability(exact_share, "exact_share")
+    method = check_choice(method, "method", METHODS)
     settings = {
+        "method": method,
         "exhaustive": bool(exhaustive),
         "exact_share": exact_share,
         "sampler": type(sampler).__name__,
@@ -194,6 +202,7 @@ def color_graph(
         checkpoint_name=str(checkpoint),
         global_lower=max((outcome.lower_bound for outcome in done.values()), default=0),
         exact_share=exact_share if exhaustive else 0.0,
+        method=method,
     )
     saved_search = saved.get("search") or {}
     stopped = any(outcome.stopped for outcome in done.values())
@@ -254,6 +263,11 @@ def _stats(
     for outcome in searched:
         for key, value in outcome.stats.get("sampler", {}).items():
             sampler[key] = sampler.get(key, 0.0) + value
+    columns: dict[str, int] = {}
+    for outcome in searched:
+        for phase in ("lp", "price"):
+            for name, count in outcome.stats.get(phase, {}).get("improving_columns", {}).items():
+                columns[name] = columns.get(name, 0) + int(count)
     how = [outcome.how for outcome in outcomes]
     stats.update(
         components=len(outcomes),
@@ -265,6 +279,7 @@ def _stats(
         seconds=round(clock.elapsed(), 6),
         incumbents=[inc for o in searched for inc in o.stats.get("incumbents", [])],
         sampler=dict(sorted(sampler.items())),
+        improving_columns=dict(sorted(columns.items())),
         searched=[{"how": o.how, "lower_bound": o.lower_bound, "colors": o.num_colors} for o in searched],
     )
     return stats

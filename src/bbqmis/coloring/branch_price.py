@@ -1,0 +1,252 @@
+"""Branch-and-price: the set-cover LP bound at every node of a Zykov branching tree.
+
+The method of Mehrotra and Trick (1996), as ``--method price`` runs it instead of the
+BBQ-MIS tree. A node is a graph derived from the core by Zykov's two operations on a
+non-adjacent pair ``u, v``: *same colour* (``v`` merged into ``u``) and *different
+colours* (the edge ``uv`` added); every colouring of the core is a colouring of exactly
+one child. Each node is bounded by :func:`~bbqmis.coloring.pricing.lp_bound` (column
+generation over independent sets, priced by the same sampler as the tree's branching:
+QAOA on the weighted MIS QUBO, annealing, random or greedy sets, and certified by an
+exact MWIS), seeded with its parent's columns; DSATUR on the node's graph gives
+incumbents. The pair branched on is the Zykov rule's: ``u`` of largest degree and the
+non-neighbour ``v`` sharing most neighbours with it (merging them adds fewest edges).
+
+The tree is searched depth first, *same colour* first, so memory stays at one path of
+graphs. A time limit or a stop request ends it with the best colouring and the root's
+bound (the tree is not checkpointed: a resumed run starts it again).
+
+References
+----------
+A. Mehrotra and M. A. Trick, "A column generation approach for graph coloring",
+INFORMS Journal on Computing 8(4), 1996.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Hashable, Iterable, Sequence
+from dataclasses import dataclass
+
+import networkx as nx
+
+from backends.validation import SeedLike, check_random_state
+
+from .bounds import dsatur_coloring
+from .pricing import PricerLike, QAOAPricer, lp_bound
+from .samplers import AnnealingSampler, GreedySampler, MISSampler, QAOASampler, RandomSampler
+
+__all__ = ["PriceOutcome", "branch_and_price", "pricers_for"]
+
+
+@dataclass(frozen=True)
+class PriceOutcome:
+    """Result of :func:`branch_and_price`.
+
+    Attributes
+    ----------
+    coloring : dict
+        Vertex -> colour, a proper colouring of the graph.
+    lower_bound : int
+        A proven lower bound on the chromatic number.
+    stopped : str or None
+        ``"time_limit"`` (deadline or stop request) or ``"node_limit"``; None when the
+        tree was searched to the end (then the colouring is optimal).
+    nodes : int
+        Nodes bounded by the LP.
+    improving_columns : dict of str to int
+        Per pricer name, columns of negative reduced cost it added over the whole tree.
+    """
+
+    coloring: dict[Hashable, int]
+    lower_bound: int
+    stopped: str | None
+    nodes: int
+    improving_columns: dict[str, int]
+
+    @property
+    def num_colors(self) -> int:
+        """Colours used."""
+        return len(set(self.coloring.values()))
+
+
+def pricers_for(sampler: MISSampler) -> tuple[PricerLike, ...]:
+    """The heuristic pricers that match a branching sampler (its solver shared for QAOA)."""
+    if isinstance(sampler, QAOASampler):
+        return (QAOAPricer(solver=sampler.solver),)
+    if isinstance(sampler, AnnealingSampler):
+        return ("anneal",)
+    if isinstance(sampler, RandomSampler):
+        return ("random",)
+    if isinstance(sampler, GreedySampler):
+        return ("greedy",)
+    return ("anneal",)
+
+
+def branch_and_price(
+    graph: nx.Graph,
+    initial: dict[Hashable, int],
+    *,
+    lower: int = 0,
+    pricers: Sequence[PricerLike] = ("anneal",),
+    deadline: float = math.inf,
+    stop: Callable[[], bool] | None = None,
+    node_limit: int | None = None,
+    seed: SeedLike = None,
+) -> PriceOutcome:
+    """Minimum colouring by branch-and-price with Zykov branching (see the module docstring).
+
+    Parameters
+    ----------
+    graph : networkx.Graph
+    initial : dict
+        A proper colouring to beat.
+    lower : int, default=0
+        A lower bound proven by the caller: the search stops when a colouring meets it.
+    pricers : sequence of str or Pricer, default=("anneal",)
+        Heuristic pricers of :func:`~bbqmis.coloring.pricing.lp_bound`.
+    deadline : float, default=inf
+        Absolute :func:`time.perf_counter` time at which to stop.
+    stop : callable, optional
+        A true answer stops the search as the deadline does.
+    node_limit : int, optional
+        Most nodes bounded.
+    seed : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    PriceOutcome
+
+    Examples
+    --------
+    >>> graph = nx.mycielski_graph(4)  # 11 vertices, chi 4, LP bound 2.9 -> 3: branching proves 4
+    >>> outcome = branch_and_price(graph, nx.greedy_color(graph), seed=0)
+    >>> outcome.num_colors, outcome.lower_bound, outcome.stopped
+    (4, 4, None)
+    """
+    _check_proper(graph, initial)
+    rng = check_random_state(seed)
+    best = dict(initial)
+    improving: dict[str, int] = {}
+    stack: list[tuple[nx.Graph, dict[Hashable, tuple[Hashable, ...]], list[frozenset]]] = [
+        (nx.Graph(graph), {v: (v,) for v in graph}, [])
+    ]
+    root_bound, nodes, stopped = lower, 0, None
+    while stack:
+        if _num_colors(best) <= root_bound:
+            stack.clear()
+            break
+        if time.perf_counter() >= deadline or (stop is not None and stop()):
+            stopped = "time_limit"
+            break
+        if node_limit is not None and nodes >= node_limit:
+            stopped = "node_limit"
+            break
+        node, groups, seeds = stack.pop()
+        lp = lp_bound(
+            node,
+            seeds,
+            pricers,
+            deadline=None if math.isinf(deadline) else deadline,
+            quick=False,
+            settle=True,
+            seed=int(rng.integers(2**31)),
+        )
+        nodes += 1
+        for name, counters in lp.stats.items():
+            if name != "master":
+                improving[name] = improving.get(name, 0) + int(counters.get("improving_columns", 0))
+        if nodes == 1:
+            root_bound = max(root_bound, lp.bound)
+        found = _expand(dsatur_coloring(node), groups)
+        if _num_colors(found) < _num_colors(best):
+            best = found
+        if lp.bound >= _num_colors(best):
+            continue  # the node cannot give a colouring with fewer colours
+        if lp.bound == 0 and time.perf_counter() >= deadline:
+            stack.append((node, groups, seeds))  # not bounded: keep it, so the proof stays open
+            continue
+        pair = _branching_pair(node)
+        if pair is None:  # a complete graph: its colouring is exact, and it was taken above
+            continue
+        columns = lp.columns.sets()
+        stack.append(_differ(node, groups, columns, *pair))
+        stack.append(_merge(node, groups, columns, *pair))
+    proven = _num_colors(best) if not stack and stopped is None else root_bound
+    return PriceOutcome(best, min(proven, _num_colors(best)), stopped, nodes, improving)
+
+
+def _num_colors(coloring: dict[Hashable, int]) -> int:
+    return len(set(coloring.values()))
+
+
+def _check_proper(graph: nx.Graph, coloring: dict[Hashable, int]) -> None:
+    """Raise ValueError unless ``coloring`` colours every vertex with no edge inside a colour."""
+    missing = [v for v in graph if v not in coloring]
+    if missing:
+        raise ValueError(f"initial is not a proper colouring: vertex {missing[0]!r} has no colour")
+    for u, v in graph.edges():
+        if coloring[u] == coloring[v]:
+            raise ValueError(
+                f"initial is not a proper colouring: edge ({u!r}, {v!r}) "
+                f"has colour {coloring[u]} at both ends"
+            )
+
+
+def _expand(
+    coloring: dict[Hashable, int], groups: dict[Hashable, tuple[Hashable, ...]]
+) -> dict[Hashable, int]:
+    """A colouring of the node's graph as a colouring of the core: each merged vertex's colour."""
+    return {vertex: color for v, color in coloring.items() for vertex in groups[v]}
+
+
+def _branching_pair(graph: nx.Graph) -> tuple[Hashable, Hashable] | None:
+    """Zykov's pair: ``u`` of largest degree, its non-neighbour with most common neighbours."""
+    order = {v: i for i, v in enumerate(graph)}
+    for u in sorted(graph, key=lambda w: (-graph.degree(w), order[w])):
+        others = [v for v in graph if v != u and not graph.has_edge(u, v)]
+        if others:
+            neighbours = set(graph[u])
+            v = max(others, key=lambda w: (len(neighbours & set(graph[w])), -order[w]))
+            return u, v
+    return None
+
+
+def _merge(
+    graph: nx.Graph,
+    groups: dict[Hashable, tuple[Hashable, ...]],
+    columns: Iterable[frozenset],
+    u: Hashable,
+    v: Hashable,
+) -> tuple[nx.Graph, dict[Hashable, tuple[Hashable, ...]], list[frozenset]]:
+    """The *same colour* child: ``v`` merged into ``u``; the parent's columns that stay independent."""
+    child = graph.copy()
+    child.add_edges_from((u, w) for w in graph[v])
+    child.remove_node(v)
+    merged = {**groups, u: groups[u] + groups[v]}
+    del merged[v]
+    renamed = (frozenset(u if w == v else w for w in column) for column in columns)
+    return child, merged, _independent(child, renamed)
+
+
+def _differ(
+    graph: nx.Graph,
+    groups: dict[Hashable, tuple[Hashable, ...]],
+    columns: Iterable[frozenset],
+    u: Hashable,
+    v: Hashable,
+) -> tuple[nx.Graph, dict[Hashable, tuple[Hashable, ...]], list[frozenset]]:
+    """The *different colours* child: the edge ``uv`` added; the columns that do not hold both."""
+    child = graph.copy()
+    child.add_edge(u, v)
+    return child, groups, [column for column in columns if not (u in column and v in column)]
+
+
+def _independent(graph: nx.Graph, columns: Iterable[frozenset]) -> list[frozenset]:
+    """The columns that are independent sets of ``graph``."""
+    kept = []
+    for column in columns:
+        members = list(column)
+        if not any(graph.has_edge(a, b) for i, a in enumerate(members) for b in members[i + 1 :]):
+            kept.append(column)
+    return kept
