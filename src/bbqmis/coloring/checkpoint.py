@@ -119,6 +119,8 @@ class Checkpoint:
             inconsistent; the message is one line naming the file.
         """
         try:
+            if not self.path.is_file():  # a FIFO would block, /dev/zero would fill the memory
+                raise ValueError("not a regular file")
             document = json.loads(self.path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
             raise SearchError(f"{self.path}: cannot read checkpoint: {_one_line(exc)}") from exc

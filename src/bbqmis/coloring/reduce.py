@@ -23,22 +23,36 @@ Coloring = dict[Hashable, int]
 
 
 def components(graph: nx.Graph) -> list[nx.Graph]:
-    """Connected components as graphs of their own, largest first; isolated vertices form one last part.
+    """Connected components as graphs of their own, largest first; the trivial ones in two last parts.
 
-    The isolated vertices are put together (an edgeless graph, coloured with one colour)
-    so that a graph of many isolated vertices costs one part, not one per vertex.
+    The single edges are put together (a matching, coloured with two colours) and so are
+    the isolated vertices (an edgeless graph, one colour), so that a graph of many of
+    them costs one part each, not one per component.
 
     >>> [c.number_of_nodes() for c in components(nx.union(nx.path_graph(2), nx.cycle_graph(range(2, 7))))]
     [5, 2]
     >>> [c.number_of_edges() for c in components(nx.empty_graph(1000))]
     [0]
+    >>> [c.number_of_edges() for c in components(nx.union(nx.path_graph(2), nx.path_graph(range(2, 8))))]
+    [5, 1]
     """
-    isolated = [v for v, degree in graph.degree if degree == 0]
-    rest = graph.subgraph(v for v, degree in graph.degree if degree > 0)
+    degree = dict(graph.degree)
+    isolated = [v for v in graph if degree[v] == 0]
+    matched = [v for v in graph if degree[v] == 1 and degree[next(iter(graph[v]))] == 1]
+    trivial = set(isolated).union(matched)
+    rest = graph.subgraph(v for v in graph if v not in trivial)
+    order = {v: i for i, v in enumerate(graph)}
     parts = sorted(nx.connected_components(rest), key=lambda part: (-len(part), min(map(str, part))))
-    return [graph.subgraph(part).copy() for part in parts] + (
-        [graph.subgraph(isolated).copy()] if isolated else []
-    )
+    groups = [sorted(part, key=order.__getitem__) for part in parts] + [g for g in (matched, isolated) if g]
+    return [_closed_part(graph, nodes) for nodes in groups]
+
+
+def _closed_part(graph: nx.Graph, nodes: list[Hashable]) -> nx.Graph:
+    """The subgraph on ``nodes``, which no edge leaves, without attributes (a fast copy)."""
+    part = nx.Graph()
+    part.add_nodes_from(nodes)
+    part.add_edges_from(graph.edges(nodes))
+    return part
 
 
 def easy_coloring(graph: nx.Graph) -> tuple[Coloring, str] | None:
@@ -53,7 +67,8 @@ def easy_coloring(graph: nx.Graph) -> tuple[Coloring, str] | None:
     -------
     (dict, str) or None
         ``(colouring, kind)`` with ``kind`` one of ``"empty"``, ``"edgeless"``,
-        ``"bipartite"``, ``"complete"``, ``"odd-cycle"``; ``None`` when the graph is of
+        ``"bipartite"``, ``"complete"``, ``"odd-cycle"``, or ``"matching"`` (disjoint
+        edges, the one disconnected class accepted); ``None`` when the graph is of
         none of these classes.
 
     Examples
@@ -69,6 +84,8 @@ def easy_coloring(graph: nx.Graph) -> tuple[Coloring, str] | None:
         return dict.fromkeys(graph, 0), "edgeless"
     if 2 * m == n * (n - 1):
         return {v: i for i, v in enumerate(graph)}, "complete"
+    if 2 * m == n and all(degree == 1 for _, degree in graph.degree):
+        return {v: side for edge in graph.edges() for side, v in enumerate(edge)}, "matching"
     sides = _two_coloring(graph)
     if sides is not None:
         return sides, "bipartite"

@@ -65,11 +65,13 @@ class ColoringResult:
     def to_json(self) -> dict:
         """JSON-ready dict.
 
-        Exactly the keys ``coloring`` (labels as strings), ``num_colors``,
-        ``lower_bound``, ``optimal``, ``stopped`` and ``stats``.
+        Exactly the keys ``coloring`` (labels as strings: ``str(label)``, or ``repr(label)``
+        for every label when two labels have the same ``str``, as ``1`` and ``"1"`` do),
+        ``num_colors``, ``lower_bound``, ``optimal``, ``stopped`` and ``stats``.
         """
+        key = str if len({str(label) for label in self.coloring}) == len(self.coloring) else repr
         return {
-            "coloring": {str(label): color for label, color in self.coloring.items()},
+            "coloring": {key(label): color for label, color in self.coloring.items()},
             "num_colors": self.num_colors,
             "lower_bound": self.lower_bound,
             "optimal": self.optimal,

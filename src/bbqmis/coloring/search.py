@@ -209,6 +209,12 @@ def color_graph(
     for i, part in enumerate(parts):
         if i in done:
             continue
+        if not stopped and clock.expired():  # between components too: many small ones take time
+            stopped = True
+            done[i] = ComponentOutcome(
+                dsatur_coloring(part), 0, "skipped", "interrupted" if limits.interrupted else "time_limit"
+            )
+            continue
         if stopped:  # a limit was reached: the other components are only coloured greedily
             done[i] = ComponentOutcome(dsatur_coloring(part), 0, "skipped")
             continue

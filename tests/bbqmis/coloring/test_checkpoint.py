@@ -490,3 +490,16 @@ def test_an_edited_field_with_a_recomputed_checksum_is_refused_or_harmless(tmp_p
     document = json.loads(original)
     edit_field(data, document)
     check_written(tmp_path, graph, exhaustive, json.dumps(checksummed(document)).encode())
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+def test_a_checkpoint_that_is_not_a_regular_file_is_refused_without_reading(tmp_path, kind):
+    import os
+
+    path = tmp_path / "run.ckpt"
+    if kind == "fifo":
+        os.mkfifo(path)  # reading would block forever
+    else:
+        path.symlink_to("/dev/zero")  # reading would fill the memory
+    with pytest.raises(SearchError, match=r"run\.ckpt: cannot read checkpoint: not a regular file$"):
+        Checkpoint(path, nx.cycle_graph(5), SETTINGS).load()

@@ -60,3 +60,12 @@ def test_peeling_a_random_graph_never_changes_the_chromatic_number():
 
 def test_merge_shares_colours_between_components():
     assert merge_colorings([{0: 0, 1: 1}, {2: 0}]) == {0: 0, 1: 1, 2: 0}
+
+
+def test_single_edges_form_one_part_coloured_as_a_matching():
+    graph = nx.disjoint_union_all([nx.path_graph(2)] * 500 + [nx.cycle_graph(5), nx.empty_graph(3)])
+    parts = components(graph)
+    assert [(p.number_of_nodes(), p.number_of_edges()) for p in parts] == [(5, 5), (1000, 500), (3, 0)]
+    coloring, kind = easy_coloring(parts[1])
+    assert kind == "matching" and set(coloring.values()) == {0, 1}
+    assert all(coloring[u] != coloring[v] for u, v in parts[1].edges())

@@ -103,3 +103,9 @@ def test_color_classes_partition_the_vertices_by_colour(graphs):
 def test_search_error_is_a_bbqmis_error():
     assert issubclass(SearchError, BBQMISError)
     assert not issubclass(SearchError, ValueError)  # not a bad-input error
+
+
+def test_to_json_keeps_labels_apart_that_print_alike():
+    result = ColoringResult({1: 0, "1": 1, 2: 2}, 3, 3, True)
+    coloring = json.loads(json.dumps(result.to_json()))["coloring"]
+    assert coloring == {"1": 0, "'1'": 1, "2": 2}

@@ -220,3 +220,10 @@ def test_components_are_coloured_apart_and_an_edgeless_graph_needs_no_search():
     assert result.optimal and result.num_colors == 5 and result.stats["components"] == 3
     edgeless = color_graph(nx.empty_graph(20_000), sampler="exact")
     assert edgeless.optimal and edgeless.num_colors == 1 and edgeless.stats["nodes_explored"] == 0
+
+
+def test_the_time_limit_holds_between_many_components():
+    graph = nx.disjoint_union_all([nx.complete_graph(3)] * 3000)
+    result = color_graph(graph, "greedy", time_limit=0.0)
+    verify_coloring(graph, result.coloring)
+    assert result.stopped == "time_limit" and not result.optimal and result.stats["seconds"] < 5.0

@@ -16,7 +16,7 @@ unreadable file, bytes that are not UTF-8 and nesting too deep to parse, raises
 
 Limits hold before anything large is built: at most :data:`MAX_VERTICES` vertices in
 every format; an empty graph is an error unless ``allow_empty``; a DIMACS header
-declaring more than ``max(1000, 10 t)`` vertices that no edge touches (``t`` the
+declaring more than ``max(1000, 2 t)`` vertices that no edge touches (``t`` the
 number the edges touch) is an error unless ``allow_isolated``. Graphs are built from
 node and edge lists, so memory grows with the vertices and edges, never with ``n**2``.
 
@@ -116,7 +116,7 @@ def read_graph(
     allow_empty : bool, default False
         Accept a graph with no vertex (an empty edge list, ``p edge 0 0``, ...).
     allow_isolated : bool, default False
-        Accept a DIMACS header that declares more than ``max(1000, 10 t)`` vertices
+        Accept a DIMACS header that declares more than ``max(1000, 2 t)`` vertices
         no edge touches, ``t`` being the number of vertices the edges do touch. The
         other formats list every vertex explicitly, so the option does not concern
         them. ``MAX_VERTICES`` holds all the same; the graph costs about 0.5 KB per

@@ -52,7 +52,7 @@ MAX_VERTICES = 10_000_000
 #: that no edge touches, ``t`` being the number of vertices the edges do touch; more is
 #: an error unless the caller passes ``allow_isolated=True``.
 ISOLATED_FLOOR = 1000
-ISOLATED_FACTOR = 10
+ISOLATED_FACTOR = 2
 
 #: Integer tokens (labels, counts) longer than this many digits are refused before any
 #: conversion (Python refuses ``int()`` of more than 4300 digits anyway).

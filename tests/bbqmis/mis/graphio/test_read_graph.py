@@ -135,14 +135,14 @@ BAD = {
         "g.col",
         "p edge 10000000 1\ne 1 2\n",
         {},
-        ":1: expected at most max(1000, 10 x 2 vertices in edges) = 1000 isolated vertices, found 9999998: "
+        ":1: expected at most max(1000, 2 x 2 vertices in edges) = 1000 isolated vertices, found 9999998: "
         "the header 'p edge 10000000 1' declares 10000000 vertices but the edges touch only 2" + _ISOLATED,
     ),
     "dimacs-header-1e6-one-edge": (
         "g.col",
         "c made by hand\np edge 1000000 1\ne 1 2\n",
         {},
-        ":2: expected at most max(1000, 10 x 2 vertices in edges) = 1000 isolated vertices, found 999998: "
+        ":2: expected at most max(1000, 2 x 2 vertices in edges) = 1000 isolated vertices, found 999998: "
         "the header 'p edge 1000000 1' declares 1000000 vertices but the edges touch only 2" + _ISOLATED,
     ),
     "dimacs-header-huge-integer": (
