@@ -46,7 +46,6 @@ import json
 import math
 import os
 import platform
-import re
 import resource
 import statistics
 import subprocess
@@ -54,6 +53,8 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
+
+from _graphs import literature_chi  # benchmarks/_graphs.py; stdlib only, imported before the path change
 
 # benchmarks/cutting.py is named like the `cutting` package bbqmis imports: keep this folder off the path.
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
@@ -75,16 +76,6 @@ DEFAULT_PATTERNS = (
 )
 #: Seconds the exhaustive clique enumeration may take before the greedy clique is used.
 CLIQUE_BUDGET = 2.0
-
-
-def literature_chi(readme: Path = GRAPH_DIR / "README.md") -> dict[str, int | None]:
-    """Chromatic numbers from the README table: graph name -> chi, None when open or a range."""
-    chi: dict[str, int | None] = {}
-    for line in readme.read_text().splitlines():
-        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
-        if len(cells) >= 4 and cells[0].endswith(".col"):
-            chi[cells[0][: -len(".col")]] = int(cells[3]) if re.fullmatch(r"\d+", cells[3]) else None
-    return chi
 
 
 def select_graphs(names: list[str] | None) -> list[str]:

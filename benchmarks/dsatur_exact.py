@@ -24,6 +24,11 @@ import sys
 import time
 from pathlib import Path
 
+from _graphs import (
+    GRAPH_DIR,
+    literature_chi,
+)  # benchmarks/_graphs.py; stdlib only, imported before the path change
+
 # benchmarks/cutting.py is named like the `cutting` package: keep this folder off the import path.
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 
@@ -33,21 +38,8 @@ import numpy as np  # noqa: E402
 from bbqmis.coloring.dsatur_exact import exact_coloring  # noqa: E402
 from bbqmis.mis.graphio import read_graph  # noqa: E402
 
-GRAPH_DIR = Path(__file__).resolve().parent.parent / "data" / "graphs"
-
 #: The default graphs; ``--all`` adds every other file in data/graphs.
 DEFAULT = ["myciel3", "myciel4", "myciel5", "mycielski_graph(6)", "queen5_5", "huck", "anna", "le450_5a"]
-
-
-def literature_chi() -> dict[str, int]:
-    """Chromatic numbers from the literature, as tabulated in data/graphs/README.md (reference only)."""
-    chi = {}
-    for line in (GRAPH_DIR / "README.md").read_text().splitlines():
-        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
-        if len(cells) >= 4 and cells[0].endswith(".col") and cells[3].isdigit():
-            chi[cells[0].removesuffix(".col")] = int(cells[3])
-    chi["mycielski_graph(6)"] = 6
-    return chi
 
 
 def load_graphs(include_all: bool) -> dict[str, nx.Graph]:
@@ -114,7 +106,7 @@ def main() -> int:
     args = parser.parse_args()
     load_at_start = os.getloadavg()
     graphs = load_graphs(args.all)
-    chi = literature_chi()
+    chi = {**literature_chi(), "mycielski_graph(6)": 6}
     if args.graphs:
         graphs = {name: graphs[name] for name in args.graphs}
     rows = []

@@ -33,6 +33,11 @@ import sys
 import time
 from pathlib import Path
 
+from _graphs import (
+    GRAPH_DIR,
+    literature_chi,
+)  # benchmarks/_graphs.py; stdlib only, imported before the path change
+
 # benchmarks/cutting.py is named like the `cutting` package: keep this folder off the import path.
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 
@@ -45,21 +50,7 @@ from bbqmis.coloring.bounds import adjacency_bounds, dsatur  # noqa: E402
 from bbqmis.coloring.tabucol import _improve, _prepare  # noqa: E402
 from bbqmis.mis.graphio import read_graph  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
-GRAPH_DIR = ROOT / "data" / "graphs"
-
 DEFAULT_GRAPHS = ["myciel3", "myciel4", "queen5_5", "huck", "anna", "le450_5a"]
-
-
-def literature_chi() -> dict:
-    """Chromatic numbers listed in data/graphs/README.md (an int, or the text when open)."""
-    table = {}
-    readme = GRAPH_DIR / "README.md"
-    for line in readme.read_text().splitlines() if readme.exists() else []:
-        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
-        if len(cells) >= 4 and cells[0].endswith(".col"):
-            table[cells[0][:-4]] = int(cells[3]) if cells[3].isdigit() else cells[3]
-    return table
 
 
 #: For reference only: nothing is computed from them.

@@ -75,6 +75,7 @@ from .master import (
 )
 
 __all__ = [
+    "IMPROVE_TOL",
     "AnnealPricer",
     "ExactPricer",
     "GreedyPricer",
