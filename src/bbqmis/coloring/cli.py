@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import importlib.metadata
 import json
 import math
 import os
@@ -65,6 +66,11 @@ examples:
 exit status: 0 on success, also when a limit or SIGINT/SIGTERM stopped the search early
 (the reason is in the result); 2 on bad input (one line on stderr); 1 on an internal failure.
 """
+
+
+def _prog_name() -> str:
+    """How the user ran the command: ``bbqmis`` (the console script) or ``python -m bbqmis``."""
+    return "bbqmis" if Path(sys.argv[0]).name == "bbqmis" else "python -m bbqmis"
 
 
 class _Parser(argparse.ArgumentParser):
@@ -123,11 +129,14 @@ def real(low: float, high: float) -> Callable[[str], float]:
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``python -m bbqmis``."""
     parser = _Parser(
-        prog="python -m bbqmis",
+        prog=_prog_name(),
         description="Colour a graph by branch-and-bound over maximal independent sets sampled "
         "with single-layer QAOA (or a classical sampler); prove optimality where the bounds allow.",
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--version", action="version", version=f"%(prog)s {importlib.metadata.version('bbqmis')}"
     )
     parser.add_argument("graph", help="graph file: DIMACS .col, edge list, GraphML or node-link JSON")
     parser.add_argument(

@@ -103,6 +103,16 @@ def test_empty_and_isolated_graphs_need_their_flags(tmp_path, capsys):
     assert result["num_colors"] == 2 and len(result["coloring"]) == 5000
 
 
+def test_version_and_the_name_the_user_ran(monkeypatch, capsys):
+    import importlib.metadata
+
+    version = importlib.metadata.version("bbqmis")
+    for argv0, prog in (("/usr/local/bin/bbqmis", "bbqmis"), ("/x/bbqmis/__main__.py", "python -m bbqmis")):
+        monkeypatch.setattr(sys, "argv", [argv0])
+        assert main(["--version"]) == 0
+        assert capsys.readouterr().out == f"{prog} {version}\n"
+
+
 def test_help_has_examples():
     result = run_module("--help")
     assert result.returncode == 0 and "examples:" in result.stdout and "mpiexec -n 3" in result.stdout
