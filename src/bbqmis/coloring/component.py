@@ -12,7 +12,8 @@ The phases, each under the run's deadline:
 4. TabuCol (:func:`~bbqmis.coloring.tabucol.improve_coloring`) lowers the incumbent
    towards the bound;
 5. an exact phase gets ``exact_share`` of the time left (at most a minute; 0 turns it
-   off, so that the BBQ-MIS tree alone does the proof): SAT
+   off, so that the BBQ-MIS tree alone does the proof; SAT also gets a first second
+   before TabuCol, which settles most small cores at once): SAT
    (:func:`~bbqmis.coloring.sat.sat_coloring`, CaDiCaL asked for one colour fewer until
    it says no) when the encoding has at most ``max_sat_clauses`` clauses, else exact
    DSATUR branch-and-bound (:func:`~bbqmis.coloring.dsatur_exact.exact_coloring`) on a
@@ -70,6 +71,8 @@ _CLIQUE_SHARE = 0.1
 EXACT_MAX_NODES = 200
 #: Longest exact DSATUR and TabuCol phases, in seconds, whatever the time limit.
 _EXACT_CAP_SECONDS, _LOCAL_CAP_SECONDS = 60.0, 10.0
+#: Seconds of the first SAT attempt, before TabuCol (within the exact share).
+_FIRST_SAT_SECONDS = 1.0
 #: TabuCol moves per colour count tried: a few hundred per vertex, so a small core whose
 #: bound is below its chromatic number does not spend seconds failing to reach it.
 _LOCAL_ITERATIONS_PER_VERTEX, _LOCAL_MAX_ITERATIONS = 500, 200_000
@@ -185,6 +188,14 @@ def color_component(
     stats["initial_colors"] = len(set(incumbent.values()))
     settled = _settled(len(set(incumbent.values())), lower, context.global_lower)
     sparse = nx.to_scipy_sparse_array(core, nodelist=list(core), weight=None, format="csr")
+    if settled is None and context.exact_share > 0:  # a first short look: most SAT proofs take < 1 s
+        if _exact_method(core, len(set(incumbent.values())), context.max_sat_clauses) == "sat":
+            context.report({"phase": "sat"})
+            incumbent, lower, stats["sat"] = _exact(
+                core, sparse, incumbent, lower, clique_vertices, "sat", context, _FIRST_SAT_SECONDS
+            )
+            source = "sat"
+            settled = _settled(len(set(incumbent.values())), lower, context.global_lower, "sat")
     if settled is None and saved_tree is None:
         context.report({"phase": "local"})
         incumbent, found = _local_search(core, sparse, incumbent, lower, context)
@@ -196,7 +207,7 @@ def color_component(
         if method is not None:
             context.report({"phase": method})
             incumbent, lower, stats[method] = _exact(
-                core, sparse, incumbent, lower, clique_vertices, method, context
+                core, sparse, incumbent, lower, clique_vertices, method, context, _EXACT_CAP_SECONDS
             )
             source = "dsatur-exact" if method == "exact" else method
             settled = _settled(len(set(incumbent.values())), lower, context.global_lower, method)
@@ -264,11 +275,12 @@ def _exact(
     clique: list[Hashable],
     method: str,
     context: SearchContext,
+    cap: float,
 ) -> tuple[dict[Hashable, int], int, dict[str, Any]]:
-    """SAT or exact DSATUR on the core (``sparse``: its CSR adjacency), within the exact share."""
+    """SAT or exact DSATUR on the core (``sparse``: CSR adjacency), in the exact share and ``cap`` s."""
     nodes = list(core)
     initial = np.array([incumbent[v] for v in nodes])
-    deadline = _phase_deadline(context, context.exact_share, _EXACT_CAP_SECONDS)
+    deadline = _phase_deadline(context, context.exact_share, cap)
     if method == "sat":
         position = {v: i for i, v in enumerate(nodes)}
         result = sat_coloring(
