@@ -76,6 +76,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
+from bbqmis.mis.graphio import ISOLATED_FACTOR, ISOLATED_FLOOR  # noqa: E402  (light: no circuits)
+
 #: A CLI run is a hang when it has not exited this long after its start (its --time-limit is 5 s).
 CLI_TIMEOUT = 30.0
 #: An in-process read of a file under 1 MB is a hang after this long.
@@ -417,7 +419,8 @@ def _max_isolated_dimacs() -> bytes:
         lines.append(line)
         size += len(line)
     touched = 2 * len(lines)
-    return f"p edge {touched + max(1000, 10 * touched)} {len(lines)}\n".encode() + "".join(lines).encode()
+    isolated = max(ISOLATED_FLOOR, ISOLATED_FACTOR * touched)
+    return f"p edge {touched + isolated} {len(lines)}\n".encode() + "".join(lines).encode()
 
 
 def _laughs() -> str:
@@ -748,7 +751,7 @@ def reference_dimacs(data: bytes) -> tuple[set, set] | None:
     if n is None or n == 0 or edge_lines < m:
         raise Rejected("header")
     touched = len(set().union(*edges))
-    if n - touched > max(1000, 10 * touched):
+    if n - touched > max(ISOLATED_FLOOR, ISOLATED_FACTOR * touched):
         raise Rejected("isolated")
     return set(range(1, n + 1)), edges
 
@@ -906,13 +909,15 @@ def judge_read(case: Case, path: Path) -> dict[str, str]:
 
 def check_coloring(result: dict, truth: Truth) -> str | None:
     """Why the ``--json`` result is not a right answer for ``truth`` (None if it is)."""
+    # the documented keys: str(label), or repr(label) for all when two labels print alike
+    key = str if len({str(label) for label in truth.labels}) == len(truth.labels) else repr
     names: dict[str, list] = {}
     for label in truth.labels:
-        names.setdefault(str(label), []).append(label)
+        names.setdefault(key(label), []).append(label)
     coloring = result.get("coloring")
     if not isinstance(coloring, dict):
         return f"--json has no colouring object: {str(coloring)[:100]}"
-    clash = next((key for key, labels in names.items() if len(labels) > 1), None)
+    clash = next((name for name, labels in names.items() if len(labels) > 1), None)
     if clash is not None:
         return (
             f"the --json colouring cannot tell vertices {names[clash]!r} apart: both are written as key "
@@ -926,8 +931,8 @@ def check_coloring(result: dict, truth: Truth) -> str | None:
         return "colours are not non-negative integers"
     for edge in truth.edges:
         u, v = tuple(edge)
-        if coloring[str(u)] == coloring[str(v)]:
-            return f"improper colouring: adjacent vertices {u!r} and {v!r} share colour {coloring[str(u)]}"
+        if coloring[key(u)] == coloring[key(v)]:
+            return f"improper colouring: adjacent vertices {u!r} and {v!r} share colour {coloring[key(u)]}"
     k, lower, optimal = len(set(colours)), result.get("lower_bound"), result.get("optimal")
     if result.get("num_colors") != k:
         return f"num_colors {result.get('num_colors')} but the colouring uses {k} colours"
