@@ -46,9 +46,6 @@ CHECKPOINT_VERSION = 3
 _BELOW_COLOURS = ("dominated",)
 #: ``how`` of a component whose colouring is proven optimal (besides ``easy:<class>``).
 _PROVEN = ("bounds", "exact", "sat", "lp", "price", "search:bounds_met", "search:exhausted")
-#: ``how`` of a component whose colouring is proven optimal (besides ``easy:<class>``).
-_PROVEN = ("bounds", "exact", "sat", "lp", "price", "search:bounds_met", "search:exhausted")
-#: Statistics of a finished component that the result adds up over components.
 
 
 class _Corrupt(ValueError):

@@ -49,7 +49,7 @@ from .branch_price import branch_and_price, pricers_for
 from .checkpoint import dump_search, restore_search
 from .clique import adjacency_bitsets, max_clique
 from .dsatur_exact import exact_coloring
-from .limits import STOP_REASONS, Clock, Every, Limits
+from .limits import STOP_REASONS, Clock, Every, Limits, resident_memory_gb
 from .pricing import lp_bound
 from .reduce import easy_coloring, extend_coloring, peel
 from .result import color_classes
@@ -188,13 +188,16 @@ def color_component(
     stats["initial_colors"] = len(set(incumbent.values()))
     settled = _settled(len(set(incumbent.values())), lower, context.global_lower)
     sparse = nx.to_scipy_sparse_array(core, nodelist=list(core), weight=None, format="csr")
+    exact_deadline = _phase_deadline(context, context.exact_share, _EXACT_CAP_SECONDS)
     if settled is None and context.exact_share > 0:  # a first short look: most SAT proofs take < 1 s
         if _exact_method(core, len(set(incumbent.values())), context.max_sat_clauses) == "sat":
             context.report({"phase": "sat"})
-            incumbent, lower, stats["sat"] = _exact(
-                core, sparse, incumbent, lower, clique_vertices, "sat", context, _FIRST_SAT_SECONDS
+            before = len(set(incumbent.values()))
+            first = min(exact_deadline, time.perf_counter() + _FIRST_SAT_SECONDS)
+            incumbent, lower, stats["sat_first"] = _exact(
+                core, sparse, incumbent, lower, clique_vertices, "sat", context, first
             )
-            source = "sat"
+            source = "sat" if len(set(incumbent.values())) < before else source
             settled = _settled(len(set(incumbent.values())), lower, context.global_lower, "sat")
     if settled is None and saved_tree is None:
         context.report({"phase": "local"})
@@ -206,10 +209,12 @@ def color_component(
         method = _exact_method(core, len(set(incumbent.values())), context.max_sat_clauses)
         if method is not None:
             context.report({"phase": method})
+            before = len(set(incumbent.values()))
             incumbent, lower, stats[method] = _exact(
-                core, sparse, incumbent, lower, clique_vertices, method, context, _EXACT_CAP_SECONDS
+                core, sparse, incumbent, lower, clique_vertices, method, context, exact_deadline
             )
-            source = "dsatur-exact" if method == "exact" else method
+            if len(set(incumbent.values())) < before:
+                source = "dsatur-exact" if method == "exact" else method
             settled = _settled(len(set(incumbent.values())), lower, context.global_lower, method)
     if settled is None and context.lp_share > 0 and core.number_of_nodes() <= EXACT_MAX_NODES:
         context.report({"phase": "lp"})
@@ -275,12 +280,11 @@ def _exact(
     clique: list[Hashable],
     method: str,
     context: SearchContext,
-    cap: float,
+    deadline: float,
 ) -> tuple[dict[Hashable, int], int, dict[str, Any]]:
-    """SAT or exact DSATUR on the core (``sparse``: CSR adjacency), in the exact share and ``cap`` s."""
+    """SAT or exact DSATUR on the core (``sparse``: CSR adjacency) until ``deadline`` (perf_counter)."""
     nodes = list(core)
     initial = np.array([incumbent[v] for v in nodes])
-    deadline = _phase_deadline(context, context.exact_share, cap)
     if method == "sat":
         position = {v: i for i, v in enumerate(nodes)}
         result = sat_coloring(
@@ -289,7 +293,7 @@ def _exact(
             clique=[position[v] for v in clique],
             lower=lower,
             deadline=deadline,
-            memory_gb=context.limits.memory_limit or None,
+            memory_gb=_child_memory_gb(context.limits),
             stop=context.limits.stop.is_set,
         )
     else:
@@ -297,6 +301,13 @@ def _exact(
     coloring = {v: int(c) for v, c in zip(nodes, result.colors, strict=True)}
     summary = {"optimal": result.optimal, "nodes": result.nodes, "stopped": result.stopped}
     return coloring, max(lower, result.lower_bound), summary
+
+
+def _child_memory_gb(limits: Limits) -> float | None:
+    """Memory a solver process may take: what the run's limit leaves this process (at least 0.5 GB)."""
+    if not limits.memory_limit:
+        return None
+    return max(0.5, limits.memory_limit - resident_memory_gb())
 
 
 def _local_search(
@@ -359,7 +370,7 @@ def _price_core(
     )
     stats["price"] = {"nodes": outcome.nodes, "improving_columns": outcome.improving_columns}
     coloring = extend_coloring(graph, outcome.coloring, peeled)
-    stopped = "interrupted" if context.limits.interrupted else outcome.stopped
+    stopped = outcome.stopped and ("interrupted" if context.limits.interrupted else outcome.stopped)
     how = "price" if outcome.stopped is None else f"price:{stopped}"
     return ComponentOutcome(coloring, max(lower, outcome.lower_bound), how, stopped, stats)
 

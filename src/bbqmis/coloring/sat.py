@@ -20,6 +20,7 @@ import math
 import queue
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -29,6 +30,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from backends.errors import InvalidParameterError
 from backends.validation import check_nonnegative_int
 
 from .dsatur_exact import ExactColoring
@@ -81,11 +83,17 @@ def sat_coloring(
     deadline : float, default=inf
         Absolute :func:`time.perf_counter` value at which the solver is stopped.
     memory_gb : float, optional
-        Address space of the solver's process, in GB (default 4).
+        Address space of the solver's process, in GB (default 4 GiB).
     stop : callable, optional
         Polled every 0.1 s; a true answer stops the solver as the deadline does.
     solver : str, default="cadical195"
         A PySAT solver name.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``adjacency`` is not square and symmetric with a zero diagonal, ``initial``
+        is not a proper colouring of it, or ``clique`` is not a clique.
 
     Returns
     -------
@@ -103,8 +111,7 @@ def sat_coloring(
     >>> result.num_colors, result.lower_bound, result.optimal
     (4, 4, True)
     """
-    matrix = sp.triu(sp.csr_matrix(adjacency), k=1).tocoo()
-    colors = np.asarray(initial, dtype=np.int64)
+    matrix, colors, clique = _checked(adjacency, initial, clique)
     n = matrix.shape[0]
     upper = int(colors.max()) + 1 if n else 0
     lower = max(check_nonnegative_int(lower, "lower"), len(clique), 1 if n else 0)
@@ -129,38 +136,71 @@ def sat_coloring(
     return ExactColoring(best, num_colors, proven, optimal, len(answers), None if optimal else stopped)
 
 
+def _checked(adjacency: Any, initial: Any, clique: Sequence[int]) -> tuple[Any, np.ndarray, list[int]]:
+    """The upper triangle of ``adjacency`` (COO), the colours and the clique, after checking them."""
+    matrix = sp.csr_matrix(adjacency, dtype=bool)
+    matrix.eliminate_zeros()
+    n = matrix.shape[0]
+    if matrix.shape != (n, n) or (matrix != matrix.T).nnz or matrix.diagonal().any():
+        raise InvalidParameterError("adjacency must be a square symmetric matrix with a zero diagonal")
+    colors = np.asarray(initial)
+    if colors.shape != (n,) or not np.issubdtype(colors.dtype, np.integer) or (n and colors.min() < 0):
+        raise InvalidParameterError(f"initial must be {n} integers >= 0, got shape {colors.shape}")
+    upper = sp.triu(matrix, k=1).tocoo()
+    clash = np.flatnonzero(colors[upper.row] == colors[upper.col])
+    if clash.size:
+        u, v = int(upper.row[clash[0]]), int(upper.col[clash[0]])
+        raise InvalidParameterError(
+            f"initial is not proper: adjacent vertices {u} and {v} share colour {colors[u]}"
+        )
+    members = [int(v) for v in clique]
+    if (
+        len(set(members)) != len(members)
+        or any(not 0 <= v < n for v in members)
+        or any(not matrix[a, b] for i, a in enumerate(members) for b in members[i + 1 :])
+    ):
+        raise InvalidParameterError(f"clique must be distinct pairwise adjacent vertices, got {members}")
+    return upper, colors.astype(np.int64), members
+
+
 def _run_worker(
     problem: dict[str, Any], deadline: float, stop: Callable[[], bool] | None
 ) -> tuple[list[dict[str, Any]], str | None]:
     """The worker's answers until it ends, the deadline passes or ``stop`` says so; and why it stopped."""
-    process = subprocess.Popen(
-        [sys.executable, "-P", "-c", _RUN_WORKER, str(_WORKER)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    lines: queue.Queue[str | None] = queue.Queue()
-    threading.Thread(target=_feed, args=(process, json.dumps(problem), lines), daemon=True).start()
     answers: list[dict[str, Any]] = []
-    try:
-        while True:
-            if time.perf_counter() >= deadline or (stop is not None and stop()):
-                return answers, "time_limit"
+    with tempfile.TemporaryFile("w+") as errors:  # a file, not a pipe: a noisy child cannot block
+        try:
+            process = subprocess.Popen(
+                [sys.executable, "-P", "-c", _RUN_WORKER, str(_WORKER)],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=errors,
+                text=True,
+                start_new_session=True,  # the terminal's Ctrl-C is the parent's to handle
+            )
+        except OSError:
+            return answers, "failed"
+        with process:
+            lines: queue.Queue[str | None] = queue.Queue()
+            threading.Thread(target=_feed, args=(process, json.dumps(problem), lines), daemon=True).start()
             try:
-                line = lines.get(timeout=_POLL_SECONDS)
-            except queue.Empty:
-                continue
-            if line is None:
-                break
-            answers.append(json.loads(line))
-    finally:
-        process.kill()
-        process.wait()
-    if answers and (not answers[-1]["sat"] or answers[-1]["k"] <= problem["lower"]):
-        return answers, None
-    assert process.stderr is not None
-    error = process.stderr.read()
+                while True:
+                    if time.perf_counter() >= deadline or (stop is not None and stop()):
+                        return answers, "time_limit"
+                    try:
+                        line = lines.get(timeout=_POLL_SECONDS)
+                    except queue.Empty:
+                        continue
+                    if line is None or not line.endswith("\n"):  # the end, or a line cut by a kill
+                        break
+                    answers.append(json.loads(line))
+            finally:
+                process.kill()
+                process.wait()
+        if answers and (not answers[-1]["sat"] or answers[-1]["k"] <= problem["lower"]):
+            return answers, None
+        errors.seek(0)
+        error = errors.read()
     return answers, "memory_limit" if "MemoryError" in error or "bad_alloc" in error else "failed"
 
 

@@ -48,7 +48,7 @@ from .checkpoint import Checkpoint
 from .component import ComponentOutcome, SearchContext, color_component
 from .executors import SerialExecutor
 from .limits import Clock, Every, Limits, resident_memory_gb
-from .reduce import components, merge_colorings
+from .reduce import components, easy_coloring, merge_colorings
 from .result import SUMMED_STATS, ColoringResult, verify_coloring
 from .samplers import SamplerLike, get_sampler
 from .tree import STRATEGIES
@@ -180,7 +180,9 @@ def color_graph(
         if tree is not None:
             current["tree"] = tree
         if store is not None:
-            finished = {str(i): o.to_json(index) for i, o in done.items() if o.stopped is None}
+            finished = {
+                str(i): o.to_json(index) for i, o in done.items() if o.stopped is None and o.how != "skipped"
+            }
             search = (
                 None
                 if current["tree"] is None
@@ -208,6 +210,10 @@ def color_graph(
     stopped = any(outcome.stopped for outcome in done.values())
     for i, part in enumerate(parts):
         if i in done:
+            continue
+        easy = easy_coloring(part)
+        if easy is not None:  # exact at no cost, whatever the limits
+            done[i] = ComponentOutcome(easy[0], len(set(easy[0].values())), f"easy:{easy[1]}")
             continue
         if not stopped and clock.expired():  # between components too: many small ones take time
             stopped = True

@@ -104,3 +104,17 @@ def test_encoding_round_trip_on_a_satisfying_assignment():
     assert all(any(lit in model for lit in clause) for clause in clauses)
     assert decode(model, 6, k) == colors
     assert len(clauses) == sat_clauses(6, 6, k) + 2  # and the two clique units
+
+
+def test_inputs_that_would_give_a_false_proof_are_refused():
+    from backends.errors import InvalidParameterError
+
+    path = nx.to_scipy_sparse_array(nx.path_graph(3))  # chi 2
+    with pytest.raises(InvalidParameterError, match="clique must be distinct pairwise adjacent"):
+        sat_coloring(path, [0, 1, 2], clique=[0, 2])  # not adjacent: would "prove" 3
+    with pytest.raises(InvalidParameterError, match="clique must be distinct"):
+        sat_coloring(path, [0, 1, 2], clique=[0, 0])
+    with pytest.raises(InvalidParameterError, match="initial is not"):
+        sat_coloring(path, [0, 0, 1])
+    with pytest.raises(InvalidParameterError, match="symmetric"):
+        sat_coloring(sp.csr_array(np.triu(np.ones((3, 3)), 1)), [0, 1, 2])

@@ -222,8 +222,20 @@ def test_components_are_coloured_apart_and_an_edgeless_graph_needs_no_search():
     assert edgeless.optimal and edgeless.num_colors == 1 and edgeless.stats["nodes_explored"] == 0
 
 
-def test_the_time_limit_holds_between_many_components():
-    graph = nx.disjoint_union_all([nx.complete_graph(3)] * 3000)
+def test_the_time_limit_holds_between_many_components_and_easy_ones_stay_exact():
+    graph = nx.disjoint_union_all([nx.mycielski_graph(4)] * 300 + [nx.complete_graph(3)])
     result = color_graph(graph, "greedy", time_limit=0.0)
     verify_coloring(graph, result.coloring)
     assert result.stopped == "time_limit" and not result.optimal and result.stats["seconds"] < 5.0
+    assert result.lower_bound == 3  # the triangle is settled at no cost, limit or not
+
+
+def test_a_run_stopped_before_its_last_components_resumes_from_its_checkpoint(tmp_path):
+    parts = [nx.mycielski_graph(5), nx.mycielski_graph(4), nx.mycielski_graph(4)]
+    graph = nx.disjoint_union_all(parts)
+    checkpoint = tmp_path / "run.ckpt"
+    first = color_graph(graph, "exact", time_limit=0.0, checkpoint=checkpoint)
+    assert first.stopped == "time_limit"
+    resumed = color_graph(graph, "exact", checkpoint=checkpoint, resume=True)
+    verify_coloring(graph, resumed.coloring)
+    assert resumed.optimal and resumed.num_colors == 5
