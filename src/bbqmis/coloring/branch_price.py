@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 import networkx as nx
 
+from backends.errors import InvalidParameterError
 from backends.validation import SeedLike, check_random_state
 
 from .bounds import dsatur_coloring
@@ -50,7 +51,7 @@ class PriceOutcome:
     lower_bound : int
         A proven lower bound on the chromatic number.
     stopped : str or None
-        ``"time_limit"`` (deadline or stop request) or ``"node_limit"``; None when the
+        ``"time_limit"`` (deadline or stop request), ``"node_limit"`` or ``"memory_limit"``; None when the
         tree was searched to the end (then the colouring is optimal).
     nodes : int
         Nodes bounded by the LP.
@@ -71,7 +72,11 @@ class PriceOutcome:
 
 
 def pricers_for(sampler: MISSampler) -> tuple[PricerLike, ...]:
-    """The heuristic pricers that match a branching sampler (its solver shared for QAOA)."""
+    """The heuristic pricers that match a branching sampler (its solver shared for QAOA).
+
+    The exhaustive sampler and samplers of other kinds get annealing, the package's
+    default heuristic pricer.
+    """
     if isinstance(sampler, QAOASampler):
         return (QAOAPricer(solver=sampler.solver),)
     if isinstance(sampler, AnnealingSampler):
@@ -92,6 +97,7 @@ def branch_and_price(
     deadline: float = math.inf,
     stop: Callable[[], bool] | None = None,
     node_limit: int | None = None,
+    memory_full: Callable[[], bool] | None = None,
     seed: SeedLike = None,
 ) -> PriceOutcome:
     """Minimum colouring by branch-and-price with Zykov branching (see the module docstring).
@@ -99,6 +105,7 @@ def branch_and_price(
     Parameters
     ----------
     graph : networkx.Graph
+        The graph to colour (not modified).
     initial : dict
         A proper colouring to beat.
     lower : int, default=0
@@ -111,11 +118,20 @@ def branch_and_price(
         A true answer stops the search as the deadline does.
     node_limit : int, optional
         Most nodes bounded.
+    memory_full : callable, optional
+        Polled before each node; a true answer stops the search (``"memory_limit"``).
     seed : None, int or numpy.random.Generator
+        Seeds the heuristic pricers.
 
     Returns
     -------
     PriceOutcome
+        The best colouring, the proven bound and why the search stopped, if it did.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``initial`` is not a proper colouring of ``graph``.
 
     Examples
     --------
@@ -141,6 +157,9 @@ def branch_and_price(
             break
         if node_limit is not None and nodes >= node_limit:
             stopped = "node_limit"
+            break
+        if memory_full is not None and memory_full():
+            stopped = "memory_limit"
             break
         node, groups, seeds = stack.pop()
         lp = lp_bound(
@@ -181,13 +200,13 @@ def _num_colors(coloring: dict[Hashable, int]) -> int:
 
 
 def _check_proper(graph: nx.Graph, coloring: dict[Hashable, int]) -> None:
-    """Raise ValueError unless ``coloring`` colours every vertex with no edge inside a colour."""
+    """Raise InvalidParameterError unless ``coloring`` colours every vertex, no edge inside a colour."""
     missing = [v for v in graph if v not in coloring]
     if missing:
-        raise ValueError(f"initial is not a proper colouring: vertex {missing[0]!r} has no colour")
+        raise InvalidParameterError(f"initial is not a proper colouring: vertex {missing[0]!r} has no colour")
     for u, v in graph.edges():
         if coloring[u] == coloring[v]:
-            raise ValueError(
+            raise InvalidParameterError(
                 f"initial is not a proper colouring: edge ({u!r}, {v!r}) "
                 f"has colour {coloring[u]} at both ends"
             )

@@ -71,6 +71,8 @@ _CLIQUE_SHARE = 0.1
 EXACT_MAX_NODES = 200
 #: Longest exact DSATUR and TabuCol phases, in seconds, whatever the time limit.
 _EXACT_CAP_SECONDS, _LOCAL_CAP_SECONDS = 60.0, 10.0
+#: Share of the memory limit at which branch-and-price stops (as the tree does).
+_STOP_MEMORY = 0.9
 #: Seconds of the first SAT attempt, before TabuCol (within the exact share).
 _FIRST_SAT_SECONDS = 1.0
 #: TabuCol moves per colour count tried: a few hundred per vertex, so a small core whose
@@ -366,6 +368,7 @@ def _price_core(
         deadline=context.clock.deadline(),
         stop=context.limits.stop.is_set,
         node_limit=context.limits.node_limit,
+        memory_full=lambda: context.limits.memory_used() >= _STOP_MEMORY,
         seed=context.seed,
     )
     stats["price"] = {"nodes": outcome.nodes, "improving_columns": outcome.improving_columns}

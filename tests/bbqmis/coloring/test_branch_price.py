@@ -6,6 +6,7 @@ import networkx as nx
 import numpy as np
 import pytest
 
+from backends.errors import InvalidParameterError
 from bbqmis import read_graph
 from bbqmis.coloring.branch_price import branch_and_price, pricers_for
 from bbqmis.coloring.cli import main
@@ -45,6 +46,13 @@ def test_a_deadline_stops_the_tree_with_the_best_colouring_and_the_root_bound():
     assert outcome.stopped == "time_limit" and outcome.lower_bound < 6 <= outcome.num_colors
 
 
+def test_a_full_memory_is_a_stop_reason():
+    graph = nx.mycielski_graph(4)
+    outcome = branch_and_price(graph, {v: i for i, v in enumerate(graph)}, memory_full=lambda: True)
+    assert outcome.stopped == "memory_limit" and outcome.nodes == 0
+    verify_coloring(graph, outcome.coloring)
+
+
 def test_a_node_limit_is_a_stop_reason():
     graph = nx.mycielski_graph(4)
     outcome = branch_and_price(graph, {v: i for i, v in enumerate(graph)}, node_limit=2, seed=0)
@@ -52,7 +60,7 @@ def test_a_node_limit_is_a_stop_reason():
 
 
 def test_an_improper_initial_colouring_is_refused():
-    with pytest.raises(ValueError, match=r"edge \(0, 1\) has colour 0 at both ends"):
+    with pytest.raises(InvalidParameterError, match=r"edge \(0, 1\) has colour 0 at both ends"):
         branch_and_price(nx.path_graph(3), {0: 0, 1: 0, 2: 1})
 
 

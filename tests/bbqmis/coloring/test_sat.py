@@ -63,7 +63,7 @@ def test_a_deadline_kills_the_solver_and_keeps_the_best_colouring():
     adjacency, greedy, clique = inputs(graph)
     start = time.perf_counter()
     result = sat_coloring(adjacency, greedy, clique=clique, deadline=start + 1.0)
-    assert time.perf_counter() - start < 1.0 + 0.5
+    assert time.perf_counter() - start < 1.0 + 2.0  # a poll, a kill and a wait
     verify_coloring(graph, as_coloring(graph, result.colors))
     assert result.stopped == "time_limit" and not result.optimal
     assert result.num_colors <= len(set(greedy.tolist())) and result.lower_bound < 8
@@ -75,7 +75,7 @@ def test_a_stop_request_ends_the_solver_as_the_deadline_does():
     asked = time.perf_counter() + 0.5
     start = time.perf_counter()
     result = sat_coloring(adjacency, greedy, clique=clique, stop=lambda: time.perf_counter() >= asked)
-    assert time.perf_counter() - start < 0.5 + 0.5
+    assert time.perf_counter() - start < 0.5 + 2.0
     assert result.stopped == "time_limit" and not result.optimal
 
 
