@@ -41,7 +41,7 @@ def tokens(tmp_path):
     return path
 
 
-def assert_healthy(url, headers=TOKEN, within=2.0):
+def assert_healthy(url, headers=TOKEN, within=5.0):
     """``/health`` answers 200 within ``within`` seconds."""
     tic = time.monotonic()
     response = httpx.get(f"{url}/health", headers=headers, timeout=within)

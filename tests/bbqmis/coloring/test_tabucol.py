@@ -83,7 +83,7 @@ def test_finds_planted_three_colouring():
 def test_impossible_k_returns_none_quickly():
     began = time.perf_counter()
     assert tabucol(dense(nx.complete_graph(5)), 4, max_iterations=20_000, seed=0) is None
-    assert time.perf_counter() - began < 2.0
+    assert time.perf_counter() - began < 5.0  # 20,000 moves on 5 vertices: well under a second unloaded
     assert tabucol(dense(nx.path_graph(3)), 1) is None  # no limit needed: decided at once
 
 
