@@ -58,20 +58,25 @@ def decode(model: Iterable[int], n: int, k: int) -> list[int]:
     return colors
 
 
-def _confine(memory_bytes: int) -> None:
-    """Cap the address space, leave signals to the default, and die with the parent (Linux)."""
-    _, hard = resource.getrlimit(resource.RLIMIT_AS)
-    if memory_bytes > 0 and (hard == resource.RLIM_INFINITY or memory_bytes < hard):
-        resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, hard))
+def _die_with_parent() -> None:
+    """Leave SIGINT to the parent, and die with it (Linux), before anything else can take time."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when the solver stops
     if sys.platform.startswith("linux"):
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
+def _cap_memory(memory_bytes: int) -> None:
+    """Cap the address space at ``memory_bytes`` (0: no cap; never above the hard limit)."""
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if memory_bytes > 0 and (hard == resource.RLIM_INFINITY or memory_bytes < hard):
+        resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, hard))
+
+
 def main() -> None:
     """Read the problem from stdin and write one line per colour count tried."""
+    _die_with_parent()
     problem = json.load(sys.stdin)
-    _confine(int(problem["memory_bytes"]))
+    _cap_memory(int(problem["memory_bytes"]))
     from pysat.solvers import Solver
 
     n, edges, clique = int(problem["n"]), problem["edges"], problem["clique"]
