@@ -211,18 +211,14 @@ def color_graph(
     for i, part in enumerate(parts):
         if i in done:
             continue
-        easy = easy_coloring(part)
-        if easy is not None:  # exact at no cost, whatever the limits
-            done[i] = ComponentOutcome(easy[0], len(set(easy[0].values())), f"easy:{easy[1]}")
-            continue
-        if not stopped and clock.expired():  # between components too: many small ones take time
+        if stopped or clock.expired():  # a limit was reached, maybe between components
+            easy = easy_coloring(part)
+            if easy is not None:  # exact at no cost, whatever the limits
+                done[i] = ComponentOutcome(easy[0], len(set(easy[0].values())), f"easy:{easy[1]}")
+                continue
+            reason = None if stopped else ("interrupted" if limits.interrupted else "time_limit")
+            done[i] = ComponentOutcome(dsatur_coloring(part), 0, "skipped", reason)  # only coloured greedily
             stopped = True
-            done[i] = ComponentOutcome(
-                dsatur_coloring(part), 0, "skipped", "interrupted" if limits.interrupted else "time_limit"
-            )
-            continue
-        if stopped:  # a limit was reached: the other components are only coloured greedily
-            done[i] = ComponentOutcome(dsatur_coloring(part), 0, "skipped")
             continue
         current["component"] = i
         resumed_tree = saved_search.get("tree") if saved_search.get("component") == i else None
