@@ -207,6 +207,14 @@ def build_parser() -> argparse.ArgumentParser:
         "0: the BBQ-MIS tree alone proves (default 0.3)",
     )
     parser.add_argument(
+        "--lp-share",
+        type=real(0.0, 1.0),
+        default=0.1,
+        metavar="F",
+        help="share of the time for the root LP bound; its columns and the tree's samples then bound "
+        "the tree's nodes by LP; 0: no LP bounds (default 0.1)",
+    )
+    parser.add_argument(
         "--node-limit",
         type=integer(1, MAX_NODES),
         default=None,
@@ -392,6 +400,7 @@ def _run(args: argparse.Namespace, stop: StopRequest) -> int:
                     node_limit=args.node_limit,
                     memory_limit=args.memory_limit,
                     exact_share=args.exact_share,
+                    lp_share=args.lp_share,
                     method=args.method,
                     checkpoint=args.checkpoint,
                     resume=args.resume,

@@ -265,6 +265,7 @@ REAL_OPTIONS = {
     "--time-limit": (0, 10_000_000),
     "--memory-limit": (0, 100_000),
     "--exact-share": (0, 1),
+    "--lp-share": (0, 1),
     "--checkpoint-interval": (0, 10_000_000),
 }
 
