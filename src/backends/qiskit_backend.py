@@ -138,8 +138,9 @@ class QiskitBackend(BackendV2):
     backend : QuantumBackend
         The backend that executes the circuits.
     seed : int or None, optional
-        Seed of the order of per-shot memory when a run gives no ``seed_simulator``.
-        Default ``None``.
+        Seed of the generator that draws each run's seed when the run gives no
+        ``seed_simulator``; drawn when ``run`` is called, so jobs that run at once (as
+        Qiskit's primitives submit them) stay reproducible. Default ``None``.
 
     Attributes
     ----------
@@ -200,7 +201,7 @@ class QiskitBackend(BackendV2):
         **options
             ``shots`` (per circuit, default 1024), ``memory`` (per-shot outcomes in the
             result, default ``False``), ``seed_simulator`` (seed of this run's sampling
-            and memory order, default drawn from the wrapped backend's seed).
+            and memory order, default drawn from ``seed``).
 
         Returns
         -------
@@ -227,6 +228,8 @@ class QiskitBackend(BackendV2):
                 )
         shots = check_positive_int(settings["shots"], "shots")
         seed = check_seed(settings["seed_simulator"], "seed_simulator")
+        if seed is None:
+            seed = int(self._rng.integers(2**31))
         memory = bool(settings["memory"])
         job_id = uuid.uuid4().hex
         job = QiskitJob(self, job_id, lambda: self._execute(job_id, circuits, shots, seed, memory))
@@ -234,12 +237,12 @@ class QiskitBackend(BackendV2):
         return job
 
     def _execute(
-        self, job_id: str, circuits: list[QuantumCircuit], shots: int, seed: int | None, memory: bool
+        self, job_id: str, circuits: list[QuantumCircuit], shots: int, seed: int, memory: bool
     ) -> Result:
         """Run ``circuits`` on the wrapped backend and return a Qiskit ``Result``."""
         with record_timings() as timings:
             counts = self.backend.run(circuits, shots, seed)
-        rng = self._rng if seed is None else np.random.default_rng(seed)
+        rng = np.random.default_rng(seed)
         return Result(
             backend_name=self.name,
             backend_version=str(self.backend_version),
@@ -311,8 +314,8 @@ def get_qiskit_backend(spec: str | QuantumBackend, **options: Any) -> QiskitBack
     spec : str or QuantumBackend
         Any spec :func:`~backends.registry.get_backend` accepts, or a backend.
     **options
-        As for :func:`~backends.registry.get_backend`; ``seed`` also seeds the order of
-        per-shot memory.
+        As for :func:`~backends.registry.get_backend`; ``seed`` also seeds the seeds of
+        runs that give no ``seed_simulator`` (see :class:`QiskitBackend`).
 
     Returns
     -------

@@ -9,7 +9,7 @@ from qiskit.quantum_info import Statevector
 from qiskit_aer.primitives import SamplerV2 as AerSampler
 from scipy.stats import chisquare
 
-from backends import InvalidParameterError, Sampler, get_sampler, record_timings
+from backends import InvalidParameterError, QiskitBackend, Sampler, get_sampler, record_timings
 
 THETA, PHI = Parameter("theta"), Parameter("phi")
 #: Parameter values (phi, theta) of shape (2, 3, 2): pubs of shape (2, 3).
@@ -148,3 +148,28 @@ def test_a_noisy_device_samples_close_to_the_ideal_distribution():
     assert result.data.meas.num_shots == 400
     counts = result.data.meas.get_counts()
     assert counts["10"] > 0.8 * 400  # noise flips a few shots, the bit order holds
+
+
+def test_split_jobs_draw_their_seeds_in_submission_order():
+    class Recorder:
+        """A QuantumBackend by protocol only, one circuit per run, recording each run's seed."""
+
+        name, num_qubits, max_circuits = "recorder", 4, 1
+
+        def __init__(self):
+            self.timings, self.seeds = [], {}
+
+        def run(self, circuits, shots, seed=None):
+            [circuit] = circuits
+            self.seeds[float(circuit.data[0].operation.params[0])] = seed
+            return [{"0" * circuit.num_clbits: shots}]
+
+    def seeds_of_one_run(seed):
+        backend = Recorder()
+        Sampler(QiskitBackend(backend, seed=seed)).run([(parametric(), VALUES)], shots=5).result()
+        return backend.seeds
+
+    first = seeds_of_one_run(4)
+    assert len(first) == 6 and len(set(first.values())) == 6  # six runs, on concurrent threads
+    assert seeds_of_one_run(4) == first
+    assert seeds_of_one_run(5) != first
