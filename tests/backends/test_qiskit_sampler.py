@@ -173,3 +173,13 @@ def test_split_jobs_draw_their_seeds_in_submission_order():
     assert len(first) == 6 and len(set(first.values())) == 6  # six runs, on concurrent threads
     assert seeds_of_one_run(4) == first
     assert seeds_of_one_run(5) != first
+
+
+def test_a_pub_that_measures_nothing_is_refused(sampler):
+    circuit = QuantumCircuit(1, 1, name="silent")
+    circuit.h(0)
+    before = len(sampler.backend.backend.timings)
+    job = sampler.run([circuit])
+    with pytest.raises(InvalidParameterError, match=r"circuits\[0\] \('silent'\) has no measurements"):
+        job.result()
+    assert len(sampler.backend.backend.timings) == before
