@@ -194,7 +194,7 @@ def color_component(
     exact_deadline = _phase_deadline(context, context.exact_share, _EXACT_CAP_SECONDS)
     if settled is None and context.exact_share > 0:  # a first short look: most SAT proofs take < 1 s
         if _exact_method(core, len(set(incumbent.values())), context.max_sat_clauses) == "sat":
-            context.report({"phase": "sat"})
+            _report(context, "sat", incumbent, lower)
             before = len(set(incumbent.values()))
             first = min(exact_deadline, time.perf_counter() + _FIRST_SAT_SECONDS)
             incumbent, lower, stats["sat_first"] = _exact(
@@ -203,7 +203,7 @@ def color_component(
             source = "sat" if len(set(incumbent.values())) < before else source
             settled = _settled(len(set(incumbent.values())), lower, context.global_lower, "sat")
     if settled is None and saved_tree is None:
-        context.report({"phase": "local"})
+        _report(context, "local", incumbent, lower)
         incumbent, found = _local_search(core, sparse, incumbent, lower, context)
         source = "tabucol" if found else source
         stats["tabucol_colors"] = len(set(incumbent.values()))
@@ -211,7 +211,7 @@ def color_component(
     if settled is None and context.exact_share > 0:
         method = _exact_method(core, len(set(incumbent.values())), context.max_sat_clauses)
         if method is not None:
-            context.report({"phase": method})
+            _report(context, method, incumbent, lower)
             before = len(set(incumbent.values()))
             incumbent, lower, stats[method] = _exact(
                 core, sparse, incumbent, lower, clique_vertices, method, context, exact_deadline
@@ -221,7 +221,7 @@ def color_component(
             settled = _settled(len(set(incumbent.values())), lower, context.global_lower, method)
     columns: list[frozenset] = []
     if settled is None and context.lp_share > 0 and core.number_of_nodes() <= EXACT_MAX_NODES:
-        context.report({"phase": "lp"})
+        _report(context, "lp", incumbent, lower)
         lp = lp_bound(
             core,
             pricers=pricers_for(context.sampler),
@@ -253,6 +253,11 @@ def color_component(
     stopped = stop_reason if stop_reason in STOP_REASONS else None
     coloring = extend_coloring(graph, tree_coloring, peeled)
     return ComponentOutcome(coloring, tree_lower, f"search:{stop_reason}", stopped, stats)
+
+
+def _report(context: SearchContext, phase: str, incumbent: dict[Hashable, int], lower: int) -> None:
+    """Report the start of a phase with the colours of the incumbent and the bound so far."""
+    context.report({"phase": phase, "incumbent": len(set(incumbent.values())), "bound": lower})
 
 
 def _settled(colors: int, lower: int, global_lower: int, proof: str = "bounds") -> str | None:
