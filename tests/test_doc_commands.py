@@ -64,7 +64,9 @@ def marked_blocks(text: str, path: Path) -> list[Block]:
         fence = tokens[index + 1] if index + 1 < len(tokens) else None
         marker_line = token.map[0] + 1 if token.map else 0
         if fence is None or fence.type != "fence" or fence.info.strip() not in LANGUAGES or not fence.map:
-            raise MarkerError(f"{path}:{marker_line}: {MARKER} must come directly before a ```bash or ```python block")
+            raise MarkerError(
+                f"{path}:{marker_line}: {MARKER} must come directly before a ```bash or ```python block"
+            )
         if fence.map[0] != marker_line:
             raise MarkerError(f"{path}:{marker_line}: a blank line separates {MARKER} from its block")
         blocks.append(Block(path, fence.map[0] + 1, fence.info.strip(), fence.content))
@@ -87,12 +89,22 @@ def run_block(block: Block, workdir: Path) -> subprocess.CompletedProcess[str]:
     """Run one block in ``workdir`` (a copy of the repository), its script kept beside it."""
     script = workdir.parent / ("block.sh" if block.language == "bash" else "block.py")
     script.write_text(block.code, "utf-8")
-    command = ["bash", "-euo", "pipefail", str(script)] if block.language == "bash" else [sys.executable, str(script)]
+    command = (
+        ["bash", "-euo", "pipefail", str(script)]
+        if block.language == "bash"
+        else [sys.executable, str(script)]
+    )
     env = dict(os.environ, MPLBACKEND="Agg")
     # `python` and `mpiexec` in a shell block are this interpreter's and its environment's.
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
     return subprocess.run(
-        command, cwd=workdir, env=env, capture_output=True, text=True, timeout=BLOCK_SECONDS, stdin=subprocess.DEVNULL
+        command,
+        cwd=workdir,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=BLOCK_SECONDS,
+        stdin=subprocess.DEVNULL,
     )
 
 
@@ -103,7 +115,9 @@ def test_documented_command_runs(block: Block, tmp_path: Path) -> None:
     workdir = tmp_path / "repo"
     shutil.copytree(ROOT, workdir, ignore=NOT_COPIED, symlinks=True)
     done = run_block(block, workdir)
-    assert done.returncode == 0, f"{block.name} exited {done.returncode}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    assert done.returncode == 0, (
+        f"{block.name} exited {done.returncode}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    )
 
 
 def test_every_page_with_commands_is_found_and_the_two_fixed_commands_are_marked() -> None:
@@ -141,7 +155,9 @@ def test_a_misplaced_marker_is_an_error_naming_the_line(text: str, tmp_path: Pat
 
 def test_a_failing_block_fails(tmp_path: Path) -> None:
     (tmp_path / "repo").mkdir()
-    failing = run_block(Block(tmp_path / "page.md", 1, "bash", "true\nfalse\necho never\n"), tmp_path / "repo")
+    failing = run_block(
+        Block(tmp_path / "page.md", 1, "bash", "true\nfalse\necho never\n"), tmp_path / "repo"
+    )
     assert failing.returncode != 0 and "never" not in failing.stdout
     unset = run_block(Block(tmp_path / "page.md", 1, "bash", 'echo "$NOT_SET_ANYWHERE"\n'), tmp_path / "repo")
     assert unset.returncode != 0
