@@ -351,6 +351,7 @@ def format_result(result: ColoringResult, graph: nx.Graph, sampler: str, backend
             f"from the enumeration {stats.get('nodes_from_enumeration', 0)}",
         ),
         ("sampler", work),
+        ("LP columns", _lp_line(stats)),
         ("time", f"{stats['seconds']:.2f} s ({stats['stop_reason']})"),
     ]
     lines = [f"{key:<12} {value}" for key, value in rows]
@@ -358,6 +359,21 @@ def format_result(result: ColoringResult, graph: nx.Graph, sampler: str, backend
         members = " ".join(str(v) for v in sorted(classes[color], key=lambda v: (str(type(v)), v)))
         lines.append(f"{'colour ' + str(color):<12} {members}")
     return "\n".join(lines)
+
+
+def _lp_line(stats: dict[str, Any]) -> str:
+    """Improving LP columns per pricer, and what the node LPs did.
+
+    >>> _lp_line({"improving_columns": {"qaoa": 12, "exact": 1},
+    ...           "node_lp": {"nodes": 4, "raised": 1, "pruned": 1}})
+    'improving: qaoa 12, exact 1; node LPs 4 (raised 1 bound, pruned 1 node)'
+    """
+    improving = ", ".join(f"{name} {count}" for name, count in stats.get("improving_columns", {}).items())
+    node_lp = stats.get("node_lp", {})
+    return (
+        f"improving: {improving or 'none'}; node LPs {int(node_lp.get('nodes', 0))} "
+        f"(raised {int(node_lp.get('raised', 0))} bound, pruned {int(node_lp.get('pruned', 0))} node)"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
