@@ -15,7 +15,6 @@ from numpy.typing import ArrayLike, NDArray
 
 from . import steps
 from ._validation import check_points
-from .clusterers import draw_parameters
 from .loop import LoopSettings, LoopState
 from .mpi import idle_barrier, world
 from .result import AggregationResult, collect_result
@@ -61,15 +60,16 @@ def run_baseline(
     state = LoopState()
     best: NDArray[np.int32] | None = None  # set on rank 0 by the first round
     for i in range(loop.max_iter):
+        parameters = loop.parameters(seed + i)
         with timeline.phase(i, "cluster", comm.size):
-            candidates = steps.cluster(X, seed + i, comm)
+            candidates = steps.cluster(X, seed + i, comm, parameters=parameters)
         stop = None
         if candidates is not None:  # rank 0
             with timeline.phase(i, "quantum", comm.size):
                 selection = steps.aggregate(candidates, solver, seed + i, quantum_delay=loop.quantum_delay)
             with timeline.phase(i, "score", comm.size):
                 labels, silhouette = steps.score_round(X, candidates, selection, sample_size=loop.sample_size)
-            if state.update(silhouette, selection, draw_parameters(seed + i)):
+            if state.update(silhouette, selection, parameters):
                 best = labels
             stop = state.done(loop.threshold, loop.max_iter)
         idle_barrier(comm)  # ranks 1.. sleep through the quantum and score steps

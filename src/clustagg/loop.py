@@ -13,6 +13,9 @@ from typing import Any
 
 from backends.validation import check_interval, check_nonnegative, check_positive_int
 
+from .clusterers import draw_parameters
+from .reference import reference_parameters
+
 __all__ = ["LoopSettings", "LoopState"]
 
 
@@ -30,6 +33,9 @@ class LoopSettings:
         Seconds (>= 0) added to every quantum step, emulating a remote QPU.
     sample_size : int or None, default=20000
         Points in the silhouette sample; ``None`` for the exact silhouette.
+    reference : bool, default=False
+        Replay the reference application's parameters (:mod:`clustagg.reference`, round
+        seeds 0..9) instead of drawing them.
 
     Raises
     ------
@@ -46,6 +52,7 @@ class LoopSettings:
     max_iter: int = 10
     quantum_delay: float = 0.0
     sample_size: int | None = 20000
+    reference: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "threshold", check_interval(self.threshold, "threshold", -1.0, 1.0))
@@ -53,6 +60,15 @@ class LoopSettings:
         object.__setattr__(self, "quantum_delay", check_nonnegative(self.quantum_delay, "quantum_delay"))
         if self.sample_size is not None:
             object.__setattr__(self, "sample_size", check_positive_int(self.sample_size, "sample_size"))
+        object.__setattr__(self, "reference", bool(self.reference))
+
+    def parameters(self, seed: int) -> dict[str, Any]:
+        """Base-clustering parameters of the round with seed ``seed``: drawn, or the reference's.
+
+        See :func:`clustagg.clusterers.draw_parameters` and
+        :func:`clustagg.reference.reference_parameters`.
+        """
+        return reference_parameters(seed) if self.reference else draw_parameters(seed)
 
 
 @dataclass

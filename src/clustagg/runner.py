@@ -49,6 +49,7 @@ from .baseline import run_baseline
 from .errors import InvalidParameterError
 from .loop import LoopSettings
 from .malleable import run_malleable
+from .reference import REFERENCE_ROUNDS
 from .result import AggregationResult
 from .solvers import MWISSolver, get_solver
 from .timeline import Timeline
@@ -73,6 +74,7 @@ def run(
     max_iter: int = 10,
     quantum_delay: float = 0.0,
     sample_size: int | None = 20000,
+    reference: bool = False,
     solver_options: dict[str, Any] | None = None,
     workdir: str | os.PathLike[str] | None = None,
     workers: int = 2,
@@ -99,6 +101,11 @@ def run(
         Seconds added to every quantum step, emulating a remote QPU.
     sample_size : int or None, default=20000
         Silhouette sample; ``None`` for the exact silhouette.
+    reference : bool, default=False
+        Replay the reference application's run (:mod:`clustagg.reference`): its
+        per-round parameters, k-means to convergence. Needs ``mode="baseline"``,
+        ``seed=0`` and the reference data (:func:`clustagg.data.make_reference_points`
+        with 80,000 points); with the exact solver it gives the published trajectory.
     solver_options : dict, optional
         Options for a named solver, e.g. ``{"backend": "aer", "shots": 2000}`` for QAOA.
     workdir : path, optional
@@ -131,7 +138,13 @@ def run(
     """
     check_choice(mode, "mode", MODES)
     seed = check_round_seed(seed)
-    loop = LoopSettings(threshold, max_iter, quantum_delay, sample_size)
+    loop = LoopSettings(threshold, max_iter, quantum_delay, sample_size, reference)
+    if loop.reference and (mode != "baseline" or seed != 0 or loop.max_iter > len(REFERENCE_ROUNDS)):
+        raise InvalidParameterError(
+            f"reference=True replays the reference's {len(REFERENCE_ROUNDS)} rounds in mode='baseline' "
+            f"from seed 0 (max_iter <= {len(REFERENCE_ROUNDS)}); got mode={mode!r}, seed={seed}, "
+            f"max_iter={loop.max_iter}"
+        )
     options = dict(solver_options or {})
     if mode == "baseline":
         return run_baseline(points, get_solver(solver, **options), seed, loop, comm)
