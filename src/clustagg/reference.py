@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 from ._validation import check_round_seed
 from .errors import InvalidParameterError
 
-__all__ = ["REFERENCE_ROUNDS", "ReferenceRound", "reference_parameters"]
+__all__ = ["REFERENCE_ROUNDS", "ReferenceRound", "check_reference_run", "reference_parameters"]
 
 
 class ReferenceRound(NamedTuple):
@@ -87,3 +87,28 @@ def reference_parameters(seed: int) -> dict[str, dict[str, Any]]:
         "dbscan": {"eps": eps, "min_samples": 10},
         "hclust": {"n_clusters": hclust_k},
     }
+
+
+def check_reference_run(mode: str, seed: int, max_iter: int) -> None:
+    """Refuse a reference run the reference never made.
+
+    Parameters
+    ----------
+    mode : str
+        Must be ``"baseline"``.
+    seed : int
+        Must be 0 (round ``i`` then has the reference's round seed ``i``).
+    max_iter : int
+        At most the 10 rounds of :data:`REFERENCE_ROUNDS`.
+
+    Raises
+    ------
+    InvalidParameterError
+        Naming the three values.
+    """
+    if mode != "baseline" or seed != 0 or max_iter > len(REFERENCE_ROUNDS):
+        raise InvalidParameterError(
+            f"reference=True replays the reference's {len(REFERENCE_ROUNDS)} rounds in mode='baseline' "
+            f"from seed 0 (max_iter <= {len(REFERENCE_ROUNDS)}); got mode={mode!r}, seed={seed}, "
+            f"max_iter={max_iter}"
+        )
