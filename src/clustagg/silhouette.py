@@ -7,15 +7,16 @@ is the definition of scikit-learn's ``silhouette_score`` (a point alone in its c
 scores 0), computed without any distance matrix:
 
 * points are sorted by cluster, so the distances from one point to one cluster are one
-  contiguous, vectorised loop (sum of square roots, float64);
+  contiguous, vectorised loop (a float32 reciprocal square root refined by one Newton step
+  in float64, relative error about 2e-14; sums in float64);
 * ``b`` needs only the clusters that can beat the best mean found so far: by Jensen's
   inequality the mean distance from ``i`` to a cluster is at least the distance from
   ``i`` to its centroid, so clusters are visited by increasing centroid distance and the
   rest are skipped once that bound reaches the best mean. The result is the same
   minimum; only work is saved (on well-separated clusters, most of it);
 * points are processed ``chunk_size`` at a time, in parallel over the points of a chunk
-  (numba ``prange``, ``NUMBA_NUM_THREADS`` threads, all cores by default). Besides a
-  sorted copy of the points, memory is O(``chunk_size``).
+  (numba ``prange``, ``NUMBA_NUM_THREADS`` threads, all cores by default). Besides
+  copies of the points and labels sorted by cluster, memory is O(``chunk_size``).
 
 The kernel is compiled once per machine (cached next to this module, or in numba's
 user cache when that is not writable).
@@ -43,10 +44,27 @@ _BOUND_SLACK = 1e-12
 
 _FASTMATH = {"reassoc", "contract"}  # lets LLVM vectorise the sums; no change to IEEE special values
 
+_FLOAT32_TINY = np.float32(np.finfo(np.float32).tiny)
 
-@numba.njit(fastmath=_FASTMATH, inline="always", cache=True)
+
+@numba.njit(fastmath=_FASTMATH, inline="always", error_model="numpy", cache=True)
+def _distance(squared: float) -> float:  # pragma: no cover - compiled
+    """``sqrt(squared)`` for ``squared`` in [0, 4d]: float32 ``1/sqrt``, one float64 Newton step.
+
+    The float32 estimate is within about 1e-7 (relative); the Newton step for ``1/sqrt``
+    squares that error, to about 2e-14. It needs no division in float64 and runs
+    twice as many lanes per instruction as a float64 square root. A zero distance
+    stays exactly zero; one below about 1e-19 (data scaled to at most 1) comes out
+    below 1e-19.
+    """
+    y = np.float64(np.float32(1.0) / np.sqrt(max(np.float32(squared), _FLOAT32_TINY)))
+    y = y * (1.5 - 0.5 * squared * y * y)
+    return squared * y
+
+
+@numba.njit(fastmath=_FASTMATH, inline="always", error_model="numpy", cache=True)
 def _distance_sum(Xt: NDArray[np.float64], i: int, lo: int, hi: int) -> float:  # pragma: no cover - compiled
-    """Sum of distances from point ``i`` to points ``lo..hi-1`` of ``Xt`` (shape (d, n))."""
+    """Sum of distances from point ``i`` to points ``lo..hi-1`` of ``Xt`` (shape (d, n), in [-1, 1])."""
     d = Xt.shape[0]
     total = 0.0
     if d == 2:
@@ -55,14 +73,14 @@ def _distance_sum(Xt: NDArray[np.float64], i: int, lo: int, hi: int) -> float:  
         for j in range(lo, hi):
             t0 = Xt[0, j] - x0
             t1 = Xt[1, j] - x1
-            total += sqrt(t0 * t0 + t1 * t1)
+            total += _distance(t0 * t0 + t1 * t1)
         return total
     for j in range(lo, hi):
         squared = 0.0
         for f in range(d):
             t = Xt[f, j] - Xt[f, i]
             squared += t * t
-        total += sqrt(squared)
+        total += _distance(squared)
     return total
 
 
@@ -121,7 +139,10 @@ def _blocks(X: ArrayLike, labels: ArrayLike, chunk_size: int) -> Iterator[NDArra
     order = np.argsort(cluster, kind="stable")
     cluster_of = cluster[order].astype(np.int64)
     starts = np.r_[0, np.cumsum(counts)].astype(np.int64)
-    Xt = np.ascontiguousarray(points[order].T)
+    # The silhouette does not change with scale: a power of two brings every coordinate
+    # into [-1, 1] exactly, so squared distances fit float32 (see _distance).
+    _, exponent = np.frexp(np.abs(points).max())
+    Xt = np.ascontiguousarray(np.ldexp(points[order], -exponent).T)
     centroids = np.stack([np.bincount(cluster_of, Xt[f]) for f in range(len(Xt))], axis=1) / counts[:, None]
     for lo in range(0, len(points), chunk):
         yield _silhouette_block(Xt, starts, centroids, cluster_of, lo, min(lo + chunk, len(points)))
@@ -182,8 +203,8 @@ def silhouette_score(
         draws; ``None`` (or at least ``n_samples``) for all points.
     seed : int, default=0
     chunk_size : int, default=8192
-        Points computed per parallel block; memory besides a sorted copy of ``X`` is
-        O(``chunk_size``).
+        Points computed per parallel block; memory besides copies of ``X`` and
+        ``labels`` sorted by cluster is O(``chunk_size``).
 
     Returns
     -------

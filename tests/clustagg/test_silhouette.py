@@ -68,3 +68,16 @@ def test_bad_parameters_are_named(call, message):
     X = np.arange(20.0).reshape(10, 2)
     with pytest.raises(InvalidParameterError, match=message):
         call(X)
+
+
+@pytest.mark.parametrize(("scale", "offset"), [(1e-30, 0.0), (1e30, 0.0), (1.0, 1e6), (1.0, -3e3)])
+def test_any_scale_and_offset_against_direct_distances(scale, offset):
+    # Direct differences (cdist), not scikit-learn's expanded form, which loses digits far from 0.
+    from scipy.spatial.distance import cdist
+
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(400, 2)) * scale + offset
+    X[1] = X[0]  # a duplicate: distance exactly 0
+    labels = rng.integers(0, 3, 400)
+    expected = sklearn.metrics.silhouette_score(cdist(X, X), labels, metric="precomputed")
+    assert abs(silhouette_score(X, labels) - expected) < 1e-9
