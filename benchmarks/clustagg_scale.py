@@ -9,9 +9,10 @@ Each measurement runs in its own process, so its peak memory (ru_maxrss) is its 
     ours            clustagg.silhouette.silhouette_score on that round's labels (numba, every core)
     sklearn         sklearn.metrics.silhouette_score on the same labels (exact, then sampled)
 
-Times exclude process start-up and imports; the numba kernel is loaded (compiled on a
-machine's first run, then cached) before timing. The machine is shared: the load
-average at the start and the end is printed with the results.
+Times (wall) exclude process start-up and imports; CPU s is the process's user + system
+time over all its threads, the work whatever the load (at most 2 x wall on 2 free cores).
+The numba kernel is loaded (compiled on a machine's first run, then cached) before timing.
+The machine is shared: the load average at the start and the end is printed with the results.
 
 Prints a table, then ONE final JSON line. --n-samples reduces the size for a quick look;
 --skip-sklearn leaves out scikit-learn's exact silhouette (about a minute at 80,000 points).
@@ -38,18 +39,30 @@ def peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def cpu_seconds() -> float:
+    """User + system CPU time of this process, all threads (s): the work, whatever the load."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 def child_round(args) -> dict:
     from clustagg import run
     from clustagg.silhouette import silhouette_score
 
     silhouette_score(np.array([[0.0, 0.0], [1.0, 0.0], [5.0, 5.0]]), [0, 0, 1])  # load the kernel
     X = make_reference_points(args.n_samples)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), cpu_seconds()
     result = run(X, seed=args.seed, max_iter=1, threshold=1.0, sample_size=None if args.exact else 20000)
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, cpu_seconds() - cpu
     np.save(args.labels, result.labels)
     phases = {r["phase"]: r["end"] - r["start"] for r in result.timeline}
-    return {"seconds": seconds, **phases, "silhouette": result.silhouette, "peak_mb": peak_mb()}
+    return {
+        "seconds": seconds,
+        "cpu_seconds": cpu,
+        **phases,
+        "silhouette": result.silhouette,
+        "peak_mb": peak_mb(),
+    }
 
 
 def child_silhouette(args) -> dict:
@@ -71,9 +84,13 @@ def child_silhouette(args) -> dict:
     for name, size in (("sampled", 20000), ("exact", None)):
         if name == "exact" and args.skip_exact:
             continue
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), cpu_seconds()
         value = float(score(sample_size=size))
-        out[name] = {"seconds": time.perf_counter() - start, "value": value}
+        out[name] = {
+            "seconds": time.perf_counter() - start,
+            "cpu_seconds": cpu_seconds() - cpu,
+            "value": value,
+        }
     out["peak_mb"] = peak_mb()
     out["data_mb"] = before
     return out
@@ -122,15 +139,18 @@ def main() -> None:
 
     print(f"clustagg at {args.n_samples} points, round seed {args.seed}, {os.cpu_count()} cores")
     print(
-        f"{'round':<14}{'cluster s':>10}{'MWIS s':>9}{'score s':>9}{'total s':>9}{'peak MB':>9}"
-        f"{'silhouette':>12}"
+        f"{'round':<14}{'cluster s':>10}{'MWIS s':>9}{'score s':>9}{'total s':>9}{'CPU s':>8}"
+        f"{'peak MB':>9}{'silhouette':>12}"
     )
     for name, r in rounds.items():
         print(
             f"{name:<14}{r['cluster']:>10.2f}{r['quantum']:>9.2f}{r['score']:>9.2f}{r['seconds']:>9.2f}"
-            f"{r['peak_mb']:>9.0f}{r['silhouette']:>12.6f}"
+            f"{r['cpu_seconds']:>8.2f}{r['peak_mb']:>9.0f}{r['silhouette']:>12.6f}"
         )
-    print(f"\n{'silhouette':<22}{'ours s':>8}{'sklearn s':>11}{'ours':>12}{'sklearn':>12}{'|diff|':>10}")
+    print(
+        f"\n{'silhouette':<22}{'ours s':>8}{'CPU s':>8}{'sklearn s':>11}{'CPU s':>8}{'ours':>12}"
+        f"{'sklearn':>12}{'|diff|':>10}"
+    )
     comparison = {}
     for kind in ("exact", "sampled"):
         if kind not in theirs:
@@ -139,7 +159,9 @@ def main() -> None:
         diff = abs(a["value"] - b["value"])
         comparison[kind] = {
             "ours_seconds": a["seconds"],
+            "ours_cpu_seconds": a["cpu_seconds"],
             "sklearn_seconds": b["seconds"],
+            "sklearn_cpu_seconds": b["cpu_seconds"],
             "ours": a["value"],
             "sklearn": b["value"],
             "abs_diff": diff,
@@ -147,8 +169,8 @@ def main() -> None:
         }
         label = "exact (all points)" if kind == "exact" else "sample of 20,000"
         print(
-            f"{label:<22}{a['seconds']:>8.2f}{b['seconds']:>11.2f}{a['value']:>12.6f}{b['value']:>12.6f}"
-            f"{diff:>10.1e}"
+            f"{label:<22}{a['seconds']:>8.2f}{a['cpu_seconds']:>8.2f}{b['seconds']:>11.2f}"
+            f"{b['cpu_seconds']:>8.2f}{a['value']:>12.6f}{b['value']:>12.6f}{diff:>10.1e}"
         )
     print(
         f"\npeak MB of the silhouette processes: ours {ours['peak_mb']:.0f} "
@@ -161,8 +183,10 @@ def main() -> None:
         "n_samples": args.n_samples,
         "seed": args.seed,
         "round_seconds": rounds["round"]["seconds"],
+        "round_cpu_seconds": rounds["round"]["cpu_seconds"],
         "round_peak_mb": rounds["round"]["peak_mb"],
         "round_exact_seconds": rounds["round-exact"]["seconds"],
+        "round_exact_cpu_seconds": rounds["round-exact"]["cpu_seconds"],
         "round_exact_peak_mb": rounds["round-exact"]["peak_mb"],
         "phases": {name: {k: r[k] for k in ("cluster", "quantum", "score")} for name, r in rounds.items()},
         "silhouette": comparison,
