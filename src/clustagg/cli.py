@@ -214,7 +214,7 @@ def _add_step_commands(commands: argparse._SubParsersAction[_Parser]) -> None:
 
 def _build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
-        prog="python -m clustagg",
+        prog="clustagg" if Path(sys.argv[0]).name == "clustagg" else "python -m clustagg",
         description="Clustering aggregation: k-means, DBSCAN and single linkage combined by a "
         "maximum-weight independent set (annealing, exact or QAOA), looped until the silhouette "
         "exceeds a threshold.",
@@ -404,9 +404,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         0 on success, 1 on an internal failure, 2 on bad input or environment, 130 when
         interrupted; every failure with a one-line reason on stderr (see ``--help``).
     """
-    args = _build_parser().parse_args(argv)
+    parser = _build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help or --version (0), or a bad option: one line was written (2)
+        return exc.code if isinstance(exc.code, int) else 2
     logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s")
-    where = f"python -m clustagg {args.command}"
+    where = f"{parser.prog} {args.command}"
     try:
         if args.command in ("run", "workflow"):
             _run(args)

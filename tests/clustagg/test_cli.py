@@ -240,3 +240,19 @@ def test_exit_status_of_failures(capsys, monkeypatch, raised, code, message):
     monkeypatch.setattr("clustagg.cli.run", fail)
     got, _, err = run_cli(capsys, "run", "--n-samples", "50", "--quiet")
     assert got == code and err == message + "\n"
+
+
+def test_the_console_script_and_the_module_report_their_own_names(monkeypatch, capsys):
+    import importlib.metadata
+    import sys
+
+    from clustagg.cli import main as clustagg_main
+
+    version = importlib.metadata.version("bbqmis")
+    for argv0, prog in (
+        ("/usr/local/bin/clustagg", "clustagg"),
+        ("/x/clustagg/__main__.py", "python -m clustagg"),
+    ):
+        monkeypatch.setattr(sys, "argv", [argv0])
+        assert clustagg_main(["--version"]) == 0
+        assert capsys.readouterr().out == f"{prog} {version}\n"
