@@ -33,8 +33,9 @@ CASES = {  # name: (num_clusters, K, d, max_qubits); 9-12 vertices
 
 
 def exact_distribution(problem, angles):
-    circuit, (gamma, beta) = qaoa.circuit(problem, measure=False)
-    return Statevector(circuit.assign_parameters({gamma: angles.gamma, beta: angles.beta})).probabilities()
+    circuit = qaoa.circuit(problem, measure=False)
+    bound = circuit.assign_parameters({"gamma": angles.gamma, "beta": angles.beta})
+    return Statevector(bound).probabilities()
 
 
 def p_optimal(problem, distribution):
