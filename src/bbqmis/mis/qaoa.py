@@ -120,7 +120,8 @@ def circuit(problem: IsingLike, *, measure: bool = True) -> QuantumCircuit:
         two parameters are the angles (radians), named ``"gamma"`` (cost) and ``"beta"``
         (mixer). ``circuit.parameters`` lists them in qiskit's order, by name:
         ``(beta, gamma)``; bind them by name, ``circuit.assign_parameters({"gamma": g,
-        "beta": b})``.
+        "beta": b})``. A circuit without any field or coupling (no vertex, or ``h`` and ``J``
+        all zero) has no ``gamma``: bind with ``strict=False`` to cover it.
 
     Examples
     --------
@@ -260,6 +261,11 @@ class ClosedForm:
         ``"dense"`` costs ``O(n (n + 2 m))`` per ``gamma`` and few operations; ``"sparse"``
         ``O(m + triangles)``. ``"auto"`` is dense while ``n (n + 2 m) <= DENSE_MAX_ENTRIES``.
 
+    Attributes
+    ----------
+    method : {"dense", "sparse"}
+        The products in use.
+
     Examples
     --------
     >>> import networkx as nx
@@ -277,7 +283,10 @@ class ClosedForm:
         method = check_choice(method, "method", ("auto", "dense", "sparse"))
         h, edges, couplings, offset = _terms(problem)
         n, m = h.size, couplings.size
-        if method == "dense" or (method == "auto" and n * (n + 2 * m) <= DENSE_MAX_ENTRIES):
+        if method == "auto":
+            method = "dense" if n * (n + 2 * m) <= DENSE_MAX_ENTRIES else "sparse"
+        self.method = method
+        if method == "dense":
             self._products: _DenseProducts | _SparseProducts = _DenseProducts(n, edges, couplings)
         else:
             adj = problem.adjacency if isinstance(problem, MISProblem) else adjacency(edges, n)
@@ -477,7 +486,9 @@ def sample(
     shots = check_positive_int(shots, "shots")
     if isinstance(angles, QAOAAngles):
         angles = (angles.gamma, angles.beta)
-    bound = circuit(problem).assign_parameters({"gamma": float(angles[0]), "beta": float(angles[1])})
+    bound = circuit(problem).assign_parameters(
+        {"gamma": float(angles[0]), "beta": float(angles[1])}, strict=False
+    )
     if backend is None or isinstance(backend, str):
         backend = shared_backend(backend or "aer")
     return backend.run([bound], shots=shots, seed=seed)[0]

@@ -2,15 +2,22 @@ import networkx as nx
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from qiskit.quantum_info import Statevector
 
+from backends.errors import InvalidParameterError
 from bbqmis import MISProblem, qaoa
+
+METHODS = ("dense", "sparse")
+ANGLE = st.floats(-np.pi, np.pi, allow_nan=False)
 
 
 def statevector_energy(problem, gamma, beta):
     """<f> from qiskit's Statevector of the bound circuit: the reference for the closed form."""
     qc = qaoa.circuit(problem, measure=False)
-    probabilities = Statevector(qc.assign_parameters({"gamma": gamma, "beta": beta})).probabilities()
+    bound = qc.assign_parameters({"gamma": gamma, "beta": beta}, strict=False)  # h = J = 0: no gamma
+    probabilities = Statevector(bound).probabilities()
     n = qc.num_qubits
     k = np.arange(2**n)
     bits = (k[:, None] >> np.arange(n)) & 1
@@ -49,6 +56,82 @@ def test_closed_form_equals_statevector_on_general_ising_with_triangles(graphs):
         )
 
 
+@st.composite
+def small_graphs(draw, max_nodes=7):
+    """Any simple graph on 1..max_nodes vertices: isolated vertices, triangles, cliques."""
+    n = draw(st.integers(1, max_nodes))
+    pairs = [(u, v) for u in range(n) for v in range(u + 1, n)]
+    chosen = draw(st.lists(st.booleans(), min_size=len(pairs), max_size=len(pairs)))
+    graph = nx.empty_graph(n)
+    graph.add_edges_from(pair for pair, keep in zip(pairs, chosen, strict=True) if keep)
+    return graph
+
+
+@st.composite
+def weighted_problems(draw):
+    """MIS problems with random positive weights and a random admissible penalty (MWIS pricing)."""
+    graph = draw(small_graphs())
+    weights = draw(st.lists(st.floats(0.05, 5.0), min_size=len(graph), max_size=len(graph)))
+    penalty = max(weights) * draw(st.floats(1.01, 4.0))
+    return MISProblem(graph, weights=weights, penalty=penalty)
+
+
+@st.composite
+def general_isings(draw):
+    """Ising problems (h, J, offset) with independent random fields and couplings on a random graph."""
+    graph = draw(small_graphs())
+    n, edges = len(graph), list(graph.edges)
+    h = draw(st.lists(st.floats(-3, 3), min_size=n, max_size=n))
+    couplings = draw(st.lists(st.floats(-3, 3).filter(bool), min_size=len(edges), max_size=len(edges)))
+    rows, cols = np.array(edges, dtype=int).reshape(-1, 2).T
+    J = sp.csr_array((couplings, (rows, cols)), shape=(n, n))
+    return np.array(h), J, draw(st.floats(-5, 5))
+
+
+@pytest.mark.timeout(60)
+@settings(max_examples=60, deadline=None)
+@given(weighted_problems(), ANGLE, ANGLE, st.sampled_from(METHODS))
+def test_closed_form_equals_statevector_on_any_weighted_mis(problem, gamma, beta, method):
+    expected = statevector_energy(problem, gamma, beta)
+    assert qaoa.ClosedForm(problem, method=method)(gamma, beta) == pytest.approx(expected, abs=1e-9)
+
+
+@pytest.mark.timeout(60)
+@settings(max_examples=60, deadline=None)
+@given(general_isings(), ANGLE, ANGLE, st.sampled_from(METHODS))
+def test_closed_form_equals_statevector_on_any_ising(ising, gamma, beta, method):
+    expected = statevector_energy(ising, gamma, beta)
+    assert qaoa.ClosedForm(ising, method=method)(gamma, beta) == pytest.approx(expected, abs=1e-9)
+
+
+@pytest.mark.parametrize("d", [3, 8, 20])
+def test_dense_and_sparse_agree_beyond_statevector_sizes(d):
+    # 60 vertices with many triangles at d = 20; random weights as in pricing.
+    rng = np.random.default_rng(d)
+    graph = nx.random_regular_graph(d, 60, seed=d)
+    problem = MISProblem(graph, weights=rng.uniform(0.2, 3.0, 60), penalty=4.0)
+    gammas, betas = rng.uniform(-2, 2, (5, 1)), rng.uniform(-2, 2, (1, 4))
+    dense = qaoa.ClosedForm(problem, method="dense")(gammas, betas)
+    sparse = qaoa.ClosedForm(problem, method="sparse")(gammas, betas)
+    np.testing.assert_allclose(sparse, dense, rtol=0, atol=1e-9 * max(1.0, np.abs(dense).max()))
+
+
+def test_expectation_keeps_the_adjacency_on_the_problem():
+    problem = MISProblem(nx.random_regular_graph(3, 200, seed=1))
+    first = qaoa.expectation(problem, 0.4, 0.2)
+    cached = problem.adjacency
+    assert qaoa.expectation(problem, 0.4, 0.2) == first
+    assert problem.adjacency is cached
+    del problem.adjacency
+    assert qaoa.expectation(problem, 0.4, 0.2) == first and problem.adjacency is not cached
+
+
+def test_unknown_method_is_refused_with_its_name():
+    message = "method must be one of 'auto', 'dense', 'sparse'; got 'fast'"
+    with pytest.raises(InvalidParameterError, match=message):
+        qaoa.ClosedForm(MISProblem(nx.path_graph(3)), method="fast")
+
+
 def test_expectation_broadcasts_over_angle_arrays():
     problem = MISProblem(nx.petersen_graph())
     gammas = np.linspace(0.1, 2.0, 7)
@@ -58,8 +141,9 @@ def test_expectation_broadcasts_over_angle_arrays():
     for i in (0, 3, 6):
         for j in (0, 2, 4):
             assert grid[i, j] == pytest.approx(qaoa.expectation(problem, gammas[i], betas[j]), abs=1e-12)
-    chunked = qaoa.ClosedForm(problem)(gammas[:, None], betas[None, :], chunk=1)
-    np.testing.assert_allclose(chunked, grid, atol=1e-12)
+    for method in METHODS:
+        chunked = qaoa.ClosedForm(problem, method=method)(gammas[:, None], betas[None, :], chunk=1)
+        np.testing.assert_allclose(chunked, grid, atol=1e-12)
 
 
 def test_graph_without_edges():
