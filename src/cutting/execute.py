@@ -199,7 +199,7 @@ def run_subexperiments(
     labels = list(plan.subexperiments)
     report = progress or (lambda snapshot: None)
     total = plan.num_subexperiments
-    circuits = []
+    circuits: list[QuantumCircuit] = []
     for label in labels:
         for circuit in plan.subexperiments[label]:
             report({"phase": "bind", "done": len(circuits), "total": total})

@@ -72,10 +72,16 @@ def adjacency(edges: npt.ArrayLike, num_nodes: int) -> Adjacency:
     pairs = np.asarray(edges, dtype=np.int64).reshape(-1, 2)
     m, n = pairs.shape[0], int(num_nodes)
     eu, ev = pairs[:, 0], pairs[:, 1]
-    ids = np.arange(1, m + 1)
-    # CSR with sorted neighbours; data = edge id + 1, so that a missing entry reads 0.
+    low, high, ids = np.minimum(eu, ev), np.maximum(eu, ev), np.arange(1, m + 1)
+    key = low * n + high
+    if np.any(key[1:] < key[:-1]):
+        order = np.argsort(key)
+        low, high, ids = low[order], high[order], ids[order]
+    # CSR with sorted neighbours; data = edge id + 1, so that a missing entry reads 0. scipy
+    # groups the entries by row keeping their order: listing the pairs (high, low) of the
+    # sorted edges before the pairs (low, high) makes every row sorted, and saves a sort.
     graph = sp.csr_array(
-        (np.concatenate((ids, ids)), (np.concatenate((eu, ev)), np.concatenate((ev, eu)))), shape=(n, n)
+        (np.concatenate((ids, ids)), (np.concatenate((high, low)), np.concatenate((low, high)))), shape=(n, n)
     )
     indptr = graph.indptr.astype(np.int64, copy=False)
     incident = graph.data.astype(np.int64, copy=False) - 1
