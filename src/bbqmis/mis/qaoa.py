@@ -449,10 +449,15 @@ def _minimise_over_beta(
     x = 2 * betas[best][:, None]
     step = 2 * np.pi / betas.size
     for _ in range(8):
-        slope = a * np.cos(x) + b * np.cos(2 * x) + c * np.sin(2 * x) / 2
-        curvature = -a * np.sin(x) - 2 * b * np.sin(2 * x) + c * np.cos(2 * x)
+        sin_x, sin_2x, cos_2x = np.sin(x), np.sin(2 * x), np.cos(2 * x)
+        slope = a * np.cos(x) + b * cos_2x + c * sin_2x / 2
+        curvature = -a * sin_x - 2 * b * sin_2x + c * cos_2x
         convex = curvature > 0  # a Newton step only towards a minimum, at most one grid step
-        x = x - np.where(convex, np.clip(slope / np.where(convex, curvature, 1), -step, step), 0)
+        newton = slope / np.where(convex, curvature, 1)
+        move = np.where(convex, np.maximum(-step, np.minimum(step, newton)), 0)
+        x = x - move
+        if np.abs(move).max() < 1e-13:
+            break
     polished = value(x)[:, 0]
     at_grid = grid[np.arange(best.size), best]
     better = polished < at_grid

@@ -176,6 +176,20 @@ def test_optimize_finds_the_grid_minimum_and_reports_work():
     assert set(angles.to_json()) == {"gamma", "beta", "energy", "evaluations", "seconds"}
 
 
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_optimize_reaches_the_dense_grid_minimum_on_weighted_problems(seed):
+    rng = np.random.default_rng(seed)
+    graph = nx.gnp_random_graph(9, 0.4, seed=seed)  # triangles, maybe isolated vertices
+    problem = MISProblem(graph, weights=rng.uniform(0.2, 2.0, 9), penalty=2.5)
+    angles = qaoa.optimize(problem)
+    gamma_max = np.pi / qaoa.ClosedForm(problem).scale
+    gammas = np.linspace(0, gamma_max, 600)
+    betas = np.linspace(0, np.pi, 300, endpoint=False)
+    dense_min = qaoa.expectation(problem, gammas[:, None], betas[None, :]).min()
+    assert angles.energy <= dense_min + 1e-9
+    assert angles.energy == pytest.approx(statevector_energy(problem, angles.gamma, angles.beta), abs=1e-9)
+
+
 def test_sample_on_aer_matches_the_exact_distribution():
     problem = MISProblem(nx.path_graph(4))
     angles = qaoa.optimize(problem)
