@@ -20,9 +20,11 @@ McMahon, arXiv:2012.03421), with no simulation:
         \Big[\cos 2\gamma (h_u - h_v) \prod_{f} \cos 2\gamma (J_{uf} - J_{vf})
         - \cos 2\gamma (h_u + h_v) \prod_{f} \cos 2\gamma (J_{uf} + J_{vf})\Big],
 
-with ``f`` over the common neighbours of ``u`` and ``v``. The cost is O(sum of squared
-degrees) per distinct ``gamma``; ``beta`` enters only through ``sin 2beta``, ``sin 4beta`` and
-``sin^2 2beta``, so a whole grid costs little more than its distinct ``gamma`` values.
+with ``f`` over the common neighbours of ``u`` and ``v``. :class:`ClosedForm` evaluates this
+with whole-array numpy operations: dense ``(n, n)`` products on small graphs, and on larger ones
+``O(m + triangles)`` work per ``gamma`` from the problem's adjacency (computed once and cached on
+an :class:`MISProblem`). ``beta`` enters only through ``sin 2beta``, ``sin 4beta`` and
+``sin^2 2beta``, so a whole grid costs little more than its ``gamma`` values.
 
 Bit order: qubit ``u`` is ``problem.nodes[u]``; counts use qiskit's order (qubit 0 is the
 rightmost character).
@@ -196,24 +198,28 @@ class _DenseProducts:
         dense = np.zeros((num_nodes, num_nodes))
         dense[edges[:, 0], edges[:, 1]] = couplings
         dense += dense.T
-        self._dense = dense
-        self._minus = dense[edges[:, 0]] - dense[edges[:, 1]]
-        self._plus = dense[edges[:, 0]] + dense[edges[:, 1]]
+        u_rows, v_rows = dense[edges[:, 0]], dense[edges[:, 1]]
+        # Rows whose cosines multiply up: J_u. (vertices), J_u. - J_v. and J_u. + J_v. (edges).
+        self._rows = np.concatenate((dense, u_rows - v_rows, u_rows + v_rows))
+        self._n, self._m = num_nodes, couplings.size
         #: Temporary array entries per ``gamma``.
-        self.width = dense.size + 2 * self._minus.size
+        self.width = self._rows.size
 
-    def around(self, g2: np.ndarray, cos_j: np.ndarray) -> np.ndarray:
-        """``prod_{w in N(u)} cos 2 gamma J_uw``, shape (k, n), for ``g2 = 2 gamma`` of shape (k, 1)."""
-        return np.cos(g2[:, :, None] * self._dense).prod(-1)
+    def products(self, g2: np.ndarray, cos_j: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Products over neighbourhoods for ``g2 = 2 gamma`` of shape (k, 1).
 
-    def pairs(self, g2: np.ndarray, cos_j: np.ndarray, around: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``prod_{w != u, v} cos 2 gamma (J_uw -/+ J_vw)`` per edge, two arrays of shape (k, m).
-
-        Over all ``w``, ``w = u`` and ``w = v`` add ``cos^2 2 gamma J_uv``, divided out again:
-        a cosine of a float is never 0, and the quotient keeps the product's relative precision.
+        Returns
+        -------
+        around : ndarray of shape (k, n)
+            ``prod_{w in N(u)} cos 2 gamma J_uw`` for every vertex ``u``.
+        minus, plus : ndarrays of shape (k, m)
+            ``prod_{w != u, v} cos 2 gamma (J_uw -/+ J_vw)`` for every edge ``(u, v)``. Over all
+            ``w``, ``w = u`` and ``w = v`` add ``cos^2 2 gamma J_uv``, divided out again: a
+            cosine of a float is never 0, and the quotient keeps the product's relative precision.
         """
-        g3, square = g2[:, :, None], cos_j * cos_j
-        return np.cos(g3 * self._minus).prod(-1) / square, np.cos(g3 * self._plus).prod(-1) / square
+        rows = np.cos(g2[:, :, None] * self._rows).prod(-1)
+        n, m, square = self._n, self._m, cos_j * cos_j
+        return rows[:, :n], rows[:, n : n + m] / square, rows[:, n + m :] / square
 
 
 class _SparseProducts:
@@ -230,24 +236,22 @@ class _SparseProducts:
         #: Temporary array entries per ``gamma``.
         self.width = adj.incident.size + 6 * adj.triangle_edge.size
 
-    def around(self, g2: np.ndarray, cos_j: np.ndarray) -> np.ndarray:
-        """``prod_{w in N(u)} cos 2 gamma J_uw``, shape (k, n), for ``g2 = 2 gamma`` of shape (k, 1)."""
-        return self._by_vertex.prod(cos_j[:, self._incident])
+    def products(self, g2: np.ndarray, cos_j: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Products over neighbourhoods for ``g2 = 2 gamma`` of shape (k, 1), as :class:`_DenseProducts`.
 
-    def pairs(self, g2: np.ndarray, cos_j: np.ndarray, around: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``prod_{w != u, v} cos 2 gamma (J_uw -/+ J_vw)`` per edge, two arrays of shape (k, m).
-
-        A neighbour of ``u`` alone contributes ``cos 2 gamma J_uw`` to both: that is
-        ``around[u]`` with the edge itself and the common neighbours ``f`` divided out (a
-        cosine of a float is never 0). Common neighbours contribute ``cos 2 gamma (J_uf -/+ J_vf)``.
+        A neighbour ``w`` of ``u`` alone contributes ``cos 2 gamma J_uw`` to ``minus`` and
+        ``plus``: that is ``around[u]`` with the edge itself and the common neighbours ``f``
+        divided out (a cosine of a float is never 0). Common neighbours contribute
+        ``cos 2 gamma (J_uf -/+ J_vf)``.
         """
+        around = self._by_vertex.prod(cos_j[:, self._incident])
         both = around[:, self._eu] * around[:, self._ev] / (cos_j * cos_j)
         if not self._triangle_u.size:
-            return both, both
+            return around, both, both
         common = cos_j[:, self._triangle_u] * cos_j[:, self._triangle_v]
         terms = np.cos(g2 * self._j_common[:, None, :])
         minus, plus = self._by_edge.prod(terms) / self._by_edge.prod(common)
-        return both * minus, both * plus
+        return around, both * minus, both * plus
 
 
 class ClosedForm:
@@ -342,7 +346,7 @@ class ClosedForm:
         angles = g2 * self._angles
         cosines, sines = np.cos(angles), np.sin(angles[:, : n + m])
         cos_h, cos_j = cosines[:, :n], cosines[:, n : n + m]
-        around = self._products.around(g2, cos_j)
+        around, minus, plus = self._products.products(g2, cos_j)
         # Sums as multiply-and-sum, not ``@``: BLAS threads gain nothing on these sizes and stall
         # when the cores are busy.
         a = (sines[:, :n] * around * self._h).sum(-1)
@@ -352,7 +356,6 @@ class ClosedForm:
         # with the edge's own cosine divided out of around[u] (a cosine of a float is never 0).
         ends = (around * cos_h)[:, self._edges].sum(-1)
         b = (sines[:, n:] / cos_j * ends * self._J).sum(-1)
-        minus, plus = self._products.pairs(g2, cos_j, around)
         c = ((cosines[:, n + m : n + 2 * m] * minus - cosines[:, n + 2 * m :] * plus) * self._J).sum(-1)
         return a, b, c
 
@@ -389,7 +392,11 @@ class ClosedForm:
         else:
             parts = [self.coefficients(flat[i : i + step]) for i in range(0, flat.size, step)]
             a, b, c = (np.concatenate(column) for column in zip(*parts, strict=True))
-        a, b, c = a.reshape(gamma.shape), b.reshape(gamma.shape), c.reshape(gamma.shape)
+        if gamma.ndim == 0:  # numpy scalars: cheaper arithmetic than 0-d arrays
+            a, b, c = a[0], b[0], c[0]
+        else:
+            a, b, c = a.reshape(gamma.shape), b.reshape(gamma.shape), c.reshape(gamma.shape)
+        beta = beta if beta.ndim else float(beta)
         sin2 = np.sin(2 * beta)
         energy = self._offset + a * sin2 + b * np.sin(4 * beta) / 2 + c * sin2 * sin2 / 2
         return float(energy) if energy.ndim == 0 else energy
