@@ -89,19 +89,11 @@ def general_isings(draw):
 
 
 @pytest.mark.timeout(60)
-@settings(max_examples=60, deadline=None)
-@given(weighted_problems(), ANGLE, ANGLE, st.sampled_from(METHODS))
-def test_closed_form_equals_statevector_on_any_weighted_mis(problem, gamma, beta, method):
+@settings(max_examples=120, deadline=None)
+@given(st.one_of(weighted_problems(), general_isings()), ANGLE, ANGLE, st.sampled_from(METHODS))
+def test_closed_form_equals_statevector_on_any_weighted_mis_or_ising(problem, gamma, beta, method):
     expected = statevector_energy(problem, gamma, beta)
     assert qaoa.ClosedForm(problem, method=method)(gamma, beta) == pytest.approx(expected, abs=1e-9)
-
-
-@pytest.mark.timeout(60)
-@settings(max_examples=60, deadline=None)
-@given(general_isings(), ANGLE, ANGLE, st.sampled_from(METHODS))
-def test_closed_form_equals_statevector_on_any_ising(ising, gamma, beta, method):
-    expected = statevector_energy(ising, gamma, beta)
-    assert qaoa.ClosedForm(ising, method=method)(gamma, beta) == pytest.approx(expected, abs=1e-9)
 
 
 @pytest.mark.parametrize("d", [3, 8, 20])
