@@ -302,9 +302,8 @@ class ClosedForm:
             adj = problem.adjacency if isinstance(problem, MISProblem) else adjacency(edges, n)
             self._products = _SparseProducts(edges, couplings, adj)
         self._offset, self._h, self._J, self._edges = offset, h, couplings, edges
-        h_u, h_v = h[edges[:, 0]], h[edges[:, 1]]
         # One cosine and one sine call per evaluation: 2 gamma times these.
-        self._angles = np.concatenate((h, couplings, h_u - h_v, h_u + h_v))
+        self._angles = np.concatenate((h, couplings))
         self._width = max(1, self._products.width + 4 * n + 6 * m)
 
     @property
@@ -342,21 +341,24 @@ class ClosedForm:
         ([0.0, 0.0], [0.0, 0.479426], [0.0, 0.0])
         """
         n, m = self._h.size, self._J.size
+        eu, ev = self._edges[:, 0], self._edges[:, 1]
         g2 = 2 * np.asarray(gamma, dtype=float).reshape(-1, 1)
         angles = g2 * self._angles
-        cosines, sines = np.cos(angles), np.sin(angles[:, : n + m])
-        cos_h, cos_j = cosines[:, :n], cosines[:, n : n + m]
+        cosines, sines = np.cos(angles), np.sin(angles)
+        cos_h, cos_j, sin_h = cosines[:, :n], cosines[:, n:], sines[:, :n]
         around, minus, plus = self._products.products(g2, cos_j)
         # Sums as multiply-and-sum, not ``@``: BLAS threads gain nothing on these sizes and stall
         # when the cores are busy.
-        a = (sines[:, :n] * around * self._h).sum(-1)
+        a = (sin_h * around * self._h).sum(-1)
         if m == 0:
             return a, np.zeros_like(a), np.zeros_like(a)
         # <Z_u Z_v>, first part: cos 2 gamma h_u prod_{w in N(u) \ v} cos 2 gamma J_uw + (u <-> v),
         # with the edge's own cosine divided out of around[u] (a cosine of a float is never 0).
-        ends = (around * cos_h)[:, self._edges].sum(-1)
-        b = (sines[:, n:] / cos_j * ends * self._J).sum(-1)
-        c = ((cosines[:, n + m : n + 2 * m] * minus - cosines[:, n + 2 * m :] * plus) * self._J).sum(-1)
+        ends = around * cos_h
+        b = (sines[:, n:] / cos_j * (ends[:, eu] + ends[:, ev]) * self._J).sum(-1)
+        # Second part: minus cos 2 gamma (h_u - h_v) - plus cos 2 gamma (h_u + h_v), expanded.
+        cos_cos, sin_sin = cos_h[:, eu] * cos_h[:, ev], sin_h[:, eu] * sin_h[:, ev]
+        c = (((minus - plus) * cos_cos + (minus + plus) * sin_sin) * self._J).sum(-1)
         return a, b, c
 
     def __call__(
