@@ -241,6 +241,12 @@ class MISProblem:
 
         Computed on first use and kept; edge ids are rows of :attr:`edges`. ``del
         problem.adjacency`` drops the cached value.
+
+        Examples
+        --------
+        >>> import networkx as nx
+        >>> MISProblem(nx.complete_graph(3)).adjacency.triangle_edge.tolist()  # one triangle, 3 edges
+        [0, 1, 2]
         """
         return adjacency(self.edges, self.num_nodes)
 
