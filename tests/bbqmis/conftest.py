@@ -1,3 +1,5 @@
+import itertools
+
 import networkx as nx
 import numpy as np
 import pytest
@@ -18,6 +20,22 @@ def random_graphs(count: int, seed: int, max_nodes: int = 9):
         g = nx.disjoint_union(g, nx.path_graph(int(rng.integers(1, 3))))
         g.add_node(g.number_of_nodes())
         yield g
+
+
+def brute_force_chromatic_number(graph: nx.Graph) -> int:
+    """The chromatic number by trying every colouring, for graphs of at most about 8 vertices."""
+    nodes = list(graph)
+    for k in range(1, len(nodes) + 1):
+        for colors in itertools.product(range(k), repeat=len(nodes)):
+            assignment = dict(zip(nodes, colors, strict=True))
+            if all(assignment[u] != assignment[v] for u, v in graph.edges):
+                return k
+    return 0
+
+
+@pytest.fixture
+def chromatic_number():
+    return brute_force_chromatic_number
 
 
 @pytest.fixture

@@ -25,17 +25,6 @@ def later(seconds=10.0):
     return time.perf_counter() + seconds
 
 
-def chromatic_number(graph):
-    """Brute force, for graphs of at most 8 vertices."""
-    nodes = list(graph)
-    for k in range(1, len(nodes) + 1):
-        for colors in itertools.product(range(k), repeat=len(nodes)):
-            c = dict(zip(nodes, colors, strict=True))
-            if all(c[u] != c[v] for u, v in graph.edges):
-                return k
-    return 0
-
-
 def is_maximal_independent(graph, mask):
     members = set(bit_indices(mask))
     independent = not any(graph.has_edge(u, v) for u, v in itertools.combinations(members, 2))
@@ -59,14 +48,20 @@ def test_a_node_bound_counts_the_colours_used_above_it():
     assert lp.bound(residual, 3, 3, 6, elapsed=0.0, deadline=later()) == 3 + 3
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 @given(
     n=st.integers(3, 8),
     p=st.floats(0.2, 0.8),
     seed=st.integers(0, 10_000),
     keep=st.integers(1, 255),
 )
-def test_a_node_bound_never_exceeds_depth_plus_the_residual_chromatic_number(n, p, seed, keep):
+def test_a_node_bound_never_exceeds_depth_plus_the_residual_chromatic_number(
+    chromatic_number, n, p, seed, keep
+):
     graph = nx.gnp_random_graph(n, p, seed=seed)
     residual = keep & ((1 << n) - 1) or 1
     chi = chromatic_number(graph.subgraph(bit_indices(residual)))

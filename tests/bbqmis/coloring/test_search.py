@@ -1,4 +1,3 @@
-import itertools
 import json
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -12,17 +11,6 @@ from bbqmis.coloring.limits import resident_memory_gb
 from bbqmis.coloring.result import ColoringResult
 
 DATA = "data/graphs"
-
-
-def chromatic_number(graph: nx.Graph) -> int:
-    """Brute force, for graphs of a few vertices."""
-    nodes = list(graph)
-    for k in range(1, len(nodes) + 1):
-        for colors in itertools.product(range(k), repeat=len(nodes)):
-            assignment = dict(zip(nodes, colors, strict=True))
-            if all(assignment[u] != assignment[v] for u, v in graph.edges):
-                return k
-    return 0
 
 
 def check(graph: nx.Graph, result: ColoringResult, chi: int) -> None:
@@ -59,7 +47,7 @@ def test_qaoa_sampler_proves_small_graphs():
         assert result.optimal
 
 
-def test_random_graphs_against_brute_force(graphs):
+def test_random_graphs_against_brute_force(graphs, chromatic_number):
     for graph in graphs(12, seed=21, max_nodes=8):
         chi = chromatic_number(graph)
         result = color_graph(graph, sampler="exact", seed=2)
