@@ -89,6 +89,8 @@ def safe_ceil(x: float, tol: float = 1e-6) -> int:
 def bit_indices(mask: int) -> Iterator[int]:
     """Indices of the set bits of ``mask``, lowest first.
 
+    Examples
+    --------
     >>> list(bit_indices(0b10110))
     [1, 2, 4]
     """
