@@ -74,7 +74,7 @@ class NodeLP:
     --------
     >>> import networkx as nx
     >>> lp = NodeLP(nx.petersen_graph(), ("greedy",), seed=0)
-    >>> lp.bound((1 << 10) - 1, depth=0, lower=2, best=3, elapsed=0.0, deadline=time.perf_counter() + 5)
+    >>> lp.bound((1 << 10) - 1, depth=0, lower=2, best=3, elapsed=60.0, deadline=time.perf_counter() + 5)
     3
     """
 
@@ -148,7 +148,7 @@ class NodeLP:
         >>> import networkx as nx
         >>> lp = NodeLP(nx.cycle_graph(5), ("greedy",), seed=0)
         >>> deadline = time.perf_counter() + 5
-        >>> lp.bound(0b11110, depth=1, lower=2, best=3, elapsed=0.0, deadline=deadline)
+        >>> lp.bound(0b11110, depth=1, lower=2, best=3, elapsed=60.0, deadline=deadline)
         3
         >>> lp.bound(0b11110, depth=1, lower=2, best=3, elapsed=0.0, deadline=time.perf_counter() - 1) is None
         True
