@@ -563,10 +563,10 @@ def restore_search(search: SearchState, data: Mapping[str, Any], source: str) ->
     >>> fresh.best, [node.residual for node in fresh.open_nodes()] == [to_bits([1, 3, 4])]
     (3, True)
     >>> data["incumbent"] = ["3", "c", "10"]
-    >>> restore_search(new_search(), data, source="run.json")
+    >>> restore_search(new_search(), data, source="run.json")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    bbqmis.coloring.errors.SearchError: run.json: the incumbent is not a proper colouring
+    bbqmis.coloring.errors.SearchError: run.json: checkpoint is corrupt: the incumbent is not a proper ...$
     """
     graph = search.graph
     n = graph.number_of_nodes()
