@@ -566,7 +566,7 @@ def restore_search(search: SearchState, data: Mapping[str, Any], source: str) ->
     >>> restore_search(new_search(), data, source="run.json")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    bbqmis.coloring.errors.SearchError: run.json: checkpoint is corrupt: the incumbent is not a proper ...$
+    bbqmis.coloring.errors.SearchError: run.json: checkpoint is corrupt: the incumbent is not a proper ...
     """
     graph = search.graph
     n = graph.number_of_nodes()
