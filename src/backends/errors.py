@@ -95,8 +95,11 @@ class MissingTokenError(BackendError, ValueError):
 
     Examples
     --------
-    >>> issubclass(MissingTokenError, BackendError) and issubclass(MissingTokenError, ValueError)
-    True
+    >>> from backends.iqm import resolve_auth
+    >>> resolve_auth("iqm:https://example.org", environ={})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    backends.errors.MissingTokenError: backend 'iqm:https://example.org' needs an IQM API token: ...
     """
 
 

@@ -101,8 +101,14 @@ def under_mpi() -> bool:
 
     Examples
     --------
-    >>> under_mpi() == (int(os.environ.get("OMPI_COMM_WORLD_SIZE") or os.environ.get("PMI_SIZE") or 1) > 1)
+    >>> from unittest import mock
+    >>> with mock.patch.dict(os.environ, {"OMPI_COMM_WORLD_SIZE": "4"}):
+    ...     under_mpi()
     True
+    >>> one_rank = {"PMI_SIZE": "1", "OMPI_COMM_WORLD_SIZE": "1", "MPI_LOCALNRANKS": "1"}
+    >>> with mock.patch.dict(os.environ, one_rank):
+    ...     under_mpi()
+    False
     """
     for variable in ("PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "MPI_LOCALNRANKS"):
         if int(os.environ.get(variable, "1") or 1) > 1:
