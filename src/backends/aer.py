@@ -33,6 +33,17 @@ class AerBackend(BaseBackend):
     **options
         ``name``, ``num_qubits``, ``sleep_factor``, ``seed``, ``label`` of
         :class:`~backends.base.BaseBackend`.
+
+    Examples
+    --------
+    >>> from qiskit import QuantumCircuit
+    >>> from qiskit_aer import AerSimulator
+    >>> backend = AerBackend(AerSimulator(), name="my-aer", seed=3)
+    >>> circuit = QuantumCircuit(1, 1)
+    >>> _ = circuit.x(0)
+    >>> _ = circuit.measure(0, 0)
+    >>> backend.run(circuit, shots=8), backend.timings[0].label
+    ([{'1': 8}], 'my-aer')
     """
 
     def __init__(
@@ -75,6 +86,12 @@ def from_spec(argument: str, /, *, name: str, **options: Any) -> AerBackend:
     ------
     UnknownBackendError
         If ``argument`` is none of the above.
+
+    Examples
+    --------
+    >>> backend = from_spec("mps", name="aer:mps")
+    >>> backend.name, backend.simulator.options.method
+    ('aer:mps', 'matrix_product_state')
     """
     if argument in METHODS:
         return AerBackend(AerSimulator(method=METHODS[argument]), name=name, **options)

@@ -43,6 +43,13 @@ class QuantumBackend(Protocol):
         Widest circuit the backend accepts.
     timings : list of TimingRecord
         One record per execution (one :meth:`run` call), oldest first.
+
+    Examples
+    --------
+    >>> from backends import get_backend
+    >>> backend = get_backend("aer", seed=1)
+    >>> isinstance(backend, QuantumBackend), backend.num_qubits >= 5
+    (True, True)
     """
 
     name: str
@@ -72,6 +79,16 @@ class QuantumBackend(Protocol):
         list of dict of str to int
             ``counts[i][bits]`` is how often circuit ``i`` gave ``bits``; ``bits`` covers
             all classical bits of the circuit, clbit 0 rightmost, no spaces.
+
+        Examples
+        --------
+        >>> from qiskit import QuantumCircuit
+        >>> from backends import get_backend
+        >>> circuit = QuantumCircuit(2, 2)
+        >>> _ = circuit.x(0)
+        >>> _ = circuit.measure([0, 1], [0, 1])
+        >>> get_backend("aer", seed=1).run(circuit, shots=16)
+        [{'01': 16}]
         """
         ...
 
@@ -85,6 +102,16 @@ class Run(NamedTuple):
         One counts dict per circuit, keyed as in :meth:`QuantumBackend.run`.
     timing : TimingRecord
         The record of this execution (also appended to the backend's ``timings``).
+
+    Examples
+    --------
+    >>> from qiskit import QuantumCircuit
+    >>> from backends import get_backend
+    >>> circuit = QuantumCircuit(1, 1)
+    >>> _ = circuit.measure(0, 0)
+    >>> counts, timing = get_backend("aer", seed=1).execute(circuit, shots=4)
+    >>> counts, timing.shots
+    ([{'0': 4}], 4)
     """
 
     counts: list[dict[str, int]]
@@ -101,6 +128,12 @@ class Execution(NamedTuple):
     window : tuple of (float, float) or None
         ``(started, ended)`` in Unix epoch seconds as reported by the device, or
         ``None`` when it reports nothing (the wall time of the execution is used).
+
+    Examples
+    --------
+    >>> execution = Execution([{"0": 3, "1": 1}])
+    >>> execution.counts, execution.window
+    ([{'0': 3, '1': 1}], None)
     """
 
     counts: list[dict[str, int]]
@@ -120,6 +153,17 @@ def counts_from_result(result: Result, num_circuits: int) -> list[dict[str, int]
     Returns
     -------
     list of dict of str to int
+
+    Examples
+    --------
+    >>> from qiskit import ClassicalRegister, QuantumCircuit, QuantumRegister
+    >>> from qiskit_aer import AerSimulator
+    >>> circuit = QuantumCircuit(QuantumRegister(2), ClassicalRegister(1), ClassicalRegister(1))
+    >>> _ = circuit.x(1)
+    >>> _ = circuit.measure([0, 1], [0, 1])
+    >>> result = AerSimulator().run(circuit, shots=5, seed_simulator=1).result()
+    >>> result.get_counts(0), counts_from_result(result, 1)
+    ({'1 0': 5}, [{'10': 5}])
     """
     return [
         {bits.replace(" ", ""): int(count) for bits, count in result.get_counts(index).items()}
@@ -153,6 +197,13 @@ class BaseBackend(ABC):
     ------
     InvalidParameterError
         If an argument is out of range.
+
+    Examples
+    --------
+    >>> from backends import get_backend
+    >>> backend = get_backend("aer", seed=2, sleep_factor=0.0, num_qubits=4)
+    >>> isinstance(backend, BaseBackend), backend.num_qubits
+    (True, 4)
     """
 
     def __init__(
@@ -212,6 +263,18 @@ class BaseBackend(ABC):
             If the circuits are invalid.
         CircuitTooWideError
             If a circuit is wider than :attr:`num_qubits`.
+
+        Examples
+        --------
+        >>> from qiskit import QuantumCircuit
+        >>> from backends import get_backend
+        >>> circuit = QuantumCircuit(2, 2)
+        >>> _ = circuit.h(0)
+        >>> _ = circuit.cx(0, 1)
+        >>> _ = circuit.measure([0, 1], [0, 1])
+        >>> [native] = get_backend("aer", seed=1).transpile(circuit)
+        >>> native.num_clbits
+        2
         """
         batch = check_circuits(circuits)
         check_width(batch, self.num_qubits, self.name)
@@ -240,6 +303,19 @@ class BaseBackend(ABC):
 
         See :meth:`QuantumBackend.run` for parameters and return value, and
         :meth:`execute` for the same call returning its timing record too.
+
+        Examples
+        --------
+        >>> from qiskit import QuantumCircuit
+        >>> from backends import get_backend
+        >>> circuit = QuantumCircuit(2, 2)
+        >>> _ = circuit.h(0)
+        >>> _ = circuit.cx(0, 1)
+        >>> _ = circuit.measure([0, 1], [0, 1])
+        >>> backend = get_backend("aer", seed=1)
+        >>> [counts] = backend.run(circuit, shots=100)
+        >>> sorted(counts), sum(counts.values()), len(backend.timings)
+        (['00', '11'], 100, 1)
         """
         return self.execute(circuits, shots, seed).counts
 
@@ -270,6 +346,18 @@ class BaseBackend(ABC):
             If ``circuits``, ``shots`` or ``seed`` is invalid (nothing is submitted).
         CircuitTooWideError
             If a circuit is wider than :attr:`num_qubits` (nothing is submitted).
+
+        Examples
+        --------
+        >>> from qiskit import QuantumCircuit
+        >>> from backends import get_backend
+        >>> circuit = QuantumCircuit(1, 1)
+        >>> _ = circuit.x(0)
+        >>> _ = circuit.measure(0, 0)
+        >>> backend = get_backend("aer", seed=1)
+        >>> run = backend.execute([circuit, circuit], shots=10)
+        >>> run.counts, run.timing.circuits, backend.timings == [run.timing]
+        ([{'1': 10}, {'1': 10}], 2, True)
         """
         shots = check_positive_int(shots, "shots")
         seed = check_seed(seed)

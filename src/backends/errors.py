@@ -19,28 +19,95 @@ __all__ = [
 
 
 class BackendError(Exception):
-    """Base class for every error raised by :mod:`backends`."""
+    """Base class for every error raised by :mod:`backends`.
+
+    Examples
+    --------
+    >>> from backends import BackendError, get_backend
+    >>> try:
+    ...     get_backend("no-such-device")
+    ... except BackendError as error:
+    ...     print(type(error).__name__)
+    UnknownBackendError
+    """
 
 
 class InvalidParameterError(ValueError, TypeError):
-    """An argument has the wrong type or a value outside its allowed range (any package)."""
+    """An argument has the wrong type or a value outside its allowed range (any package).
+
+    Examples
+    --------
+    >>> from backends import InvalidParameterError
+    >>> from backends.validation import check_positive_int
+    >>> try:
+    ...     check_positive_int(0, "shots")
+    ... except InvalidParameterError as error:
+    ...     print(error)
+    shots must be a positive integer, got 0
+    >>> issubclass(InvalidParameterError, ValueError)
+    True
+    """
 
 
 class UnknownBackendError(BackendError, ValueError):
-    """A backend spec string names no known backend or device."""
+    """A backend spec string names no known backend or device.
+
+    Examples
+    --------
+    >>> from backends import UnknownBackendError, get_backend
+    >>> try:
+    ...     get_backend("quantum-magic")
+    ... except UnknownBackendError:
+    ...     print("unknown spec")
+    unknown spec
+    """
 
 
 class BackendUnavailableError(BackendError, ImportError):
-    """A known backend spec needs a module that cannot be imported."""
+    """A known backend spec needs a module that cannot be imported.
+
+    Examples
+    --------
+    >>> issubclass(BackendUnavailableError, ImportError)
+    True
+    """
 
 
 class CircuitTooWideError(BackendError, ValueError):
-    """A circuit needs more qubits than the device has."""
+    """A circuit needs more qubits than the device has.
+
+    Examples
+    --------
+    >>> from qiskit import QuantumCircuit
+    >>> from backends import CircuitTooWideError, get_backend
+    >>> wide = QuantumCircuit(6)
+    >>> _ = wide.measure_all()
+    >>> try:
+    ...     get_backend("iqm-fake:adonis").run([wide], shots=10)
+    ... except CircuitTooWideError:
+    ...     print("too wide for the 5-qubit Adonis")
+    too wide for the 5-qubit Adonis
+    """
 
 
 class MissingTokenError(BackendError, ValueError):
-    """A remote backend needs an authentication token and none was found."""
+    """A remote backend needs an authentication token and none was found.
+
+    Examples
+    --------
+    >>> from backends.iqm import resolve_auth
+    >>> resolve_auth("iqm:https://example.org", environ={})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    backends.errors.MissingTokenError: backend 'iqm:https://example.org' needs an IQM API token: ...
+    """
 
 
 class BackendConnectionError(BackendError, ConnectionError):
-    """A remote backend could not be reached or answered with an error."""
+    """A remote backend could not be reached or answered with an error.
+
+    Examples
+    --------
+    >>> issubclass(BackendConnectionError, ConnectionError)
+    True
+    """

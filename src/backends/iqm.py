@@ -86,6 +86,15 @@ def fake_device(device: str, spec: str) -> IQMFakeBackend:
     ------
     UnknownBackendError
         If ``device`` is not one of :func:`fake_devices`.
+
+    Examples
+    --------
+    >>> fake_device("Adonis", "iqm-fake:Adonis").num_qubits
+    5
+    >>> fake_device("nosuch", "iqm-fake:nosuch")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    backends.errors.UnknownBackendError: unknown IQM device 'nosuch' in spec 'iqm-fake:nosuch'; ...
     """
     devices = fake_devices()
     if device.lower() not in devices:
@@ -110,6 +119,12 @@ def noisy_aer(device: str, /, *, name: str, **options: Any) -> AerBackend:
     Returns
     -------
     AerBackend
+
+    Examples
+    --------
+    >>> backend = noisy_aer("adonis", name="aer:noisy-adonis", seed=1)
+    >>> backend.name, backend.num_qubits
+    ('aer:noisy-adonis', 5)
     """
     fake = fake_device(device, name)
     return AerBackend(
@@ -127,6 +142,13 @@ class FakeIQMBackend(BaseBackend):
     ``IQMFakeBackend.run`` takes no simulator seed, so its samples are not
     reproducible; ``seed`` still fixes the transpilation. Use ``aer:noisy-<device>``
     for reproducible noisy samples.
+
+    Examples
+    --------
+    >>> from backends import get_backend
+    >>> backend = get_backend("iqm-fake:adonis", seed=1)
+    >>> isinstance(backend, FakeIQMBackend), backend.num_qubits
+    (True, 5)
     """
 
     def _execute(self, circuits: list[QuantumCircuit], shots: int, seed: int) -> Execution:
@@ -135,7 +157,13 @@ class FakeIQMBackend(BaseBackend):
 
 
 def fake_from_spec(argument: str, /, *, name: str, **options: Any) -> FakeIQMBackend:
-    """Make the backend of spec ``iqm-fake:<argument>``; see :class:`FakeIQMBackend`."""
+    """Make the backend of spec ``iqm-fake:<argument>``; see :class:`FakeIQMBackend`.
+
+    Examples
+    --------
+    >>> fake_from_spec("adonis", name="iqm-fake:adonis").name
+    'iqm-fake:adonis'
+    """
     return FakeIQMBackend(fake_device(argument, name), name=name, **options)
 
 
@@ -163,6 +191,17 @@ def resolve_auth(
     ------
     MissingTokenError
         If none of the three is set. The message never contains a token.
+
+    Examples
+    --------
+    >>> resolve_auth("iqm:https://example.org", "my-token")
+    {'token': 'my-token'}
+    >>> resolve_auth("iqm:https://example.org", environ={"IQM_TOKENS_FILE": "/home/me/tokens.json"})
+    {'tokens_file': '/home/me/tokens.json'}
+    >>> resolve_auth("iqm:https://example.org", environ={})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    backends.errors.MissingTokenError: ...
     """
     if token:
         return {"token": token}
@@ -189,6 +228,19 @@ def timeline_window(timeline: Sequence) -> tuple[float, float] | None:
     tuple of (float, float) or None
         Unix epoch seconds of the first ``execution_started`` and ``execution_ended``
         entries, or ``None`` if either is missing.
+
+    Examples
+    --------
+    >>> from datetime import datetime, timezone
+    >>> from types import SimpleNamespace
+    >>> def entry(status, second):
+    ...     stamp = datetime(2025, 1, 1, 0, 0, second, tzinfo=timezone.utc)
+    ...     return SimpleNamespace(status=status, timestamp=stamp)
+    >>> window = timeline_window([entry("execution_started", 10), entry("execution_ended", 13)])
+    >>> window[1] - window[0]
+    3.0
+    >>> timeline_window([entry("received", 1)]) is None
+    True
     """
     stamps: dict[str, float] = {}
     for entry in timeline:
@@ -237,6 +289,17 @@ class IQMServerBackend(BaseBackend):
     **options
         ``name``, ``num_qubits``, ``sleep_factor``, ``seed``, ``label`` of
         :class:`~backends.base.BaseBackend`.
+
+    Examples
+    --------
+    Connecting needs a server and a token (``$IQM_TOKEN``), so this line is not run here:
+
+    >>> backend = get_backend("iqm:https://cocos.resonance.meetiqm.com#garnet")  # doctest: +SKIP
+
+    Every IQM server backend is a :class:`~backends.base.BaseBackend`:
+
+    >>> issubclass(IQMServerBackend, BaseBackend)
+    True
     """
 
     def __init__(self, device: BackendV2, *, url: str, secret: str | None = None, **options: Any) -> None:
@@ -285,6 +348,15 @@ def server_from_spec(
         If no token is found.
     BackendConnectionError
         If the server cannot be reached or refuses the connection.
+
+    Examples
+    --------
+    The URL is checked before anything is sent:
+
+    >>> server_from_spec("ftp://example.org", name="iqm:ftp://example.org")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    backends.errors.UnknownBackendError: spec 'iqm:ftp://example.org' needs an http:// or https:// ...
     """
     url, _, quantum_computer = argument.partition("#")
     if not url.startswith(("http://", "https://")):

@@ -51,6 +51,11 @@ def format_snapshot(label: str, snapshot: Mapping[str, Any], elapsed: float) -> 
     -------
     str
         The line, without a newline.
+
+    Examples
+    --------
+    >>> format_snapshot("bbqmis", {"phase": "search", "nodes": 12, "gap": 0.25, "bound": None}, 3.14)
+    'bbqmis search | nodes 12 | gap 0.25 | bound - | 3.1 s'
     """
     head = " ".join(str(part) for part in (label, snapshot.get("phase", "")) if part != "")
     fields = [f"{key} {_value(value)}" for key, value in snapshot.items() if key not in ("phase", "elapsed")]
@@ -90,6 +95,19 @@ class ProgressLine:
     -----
     Safe to call from several threads; :meth:`close` is idempotent and is called on leaving a
     ``with`` block.
+
+    Examples
+    --------
+    In a pipe (any stream that is not a terminal) every new phase gives a plain line:
+
+    >>> import io
+    >>> stream = io.StringIO()
+    >>> with ProgressLine(stream, label="demo", interval=60, heartbeat=False) as progress:
+    ...     progress({"phase": "bounds", "lower": 3})
+    ...     progress({"phase": "bounds", "lower": 4})
+    ...     progress({"phase": "search", "nodes": 10})
+    >>> [line.rsplit(" | ", 1)[0] for line in stream.getvalue().splitlines()]
+    ['demo bounds | lower 3', 'demo search | nodes 10']
     """
 
     def __init__(
@@ -160,7 +178,19 @@ class ProgressLine:
                 )
 
     def close(self) -> None:
-        """Stop the heartbeat and the live line; the last snapshot stays on a terminal."""
+        """Stop the heartbeat and the live line; the last snapshot stays on a terminal.
+
+        Examples
+        --------
+        >>> import io
+        >>> stream = io.StringIO()
+        >>> progress = ProgressLine(stream, interval=0, heartbeat=False)
+        >>> progress.close()
+        >>> progress({"phase": "late"})
+        >>> progress.close()
+        >>> stream.getvalue()
+        ''
+        """
         if self._closed.is_set():
             return
         self._closed.set()

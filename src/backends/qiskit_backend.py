@@ -69,6 +69,16 @@ class QiskitJob(JobV1):
         Unique id.
     function : callable
         Called without arguments on the job's thread; returns the job's ``Result``.
+
+    Examples
+    --------
+    >>> from qiskit import QuantumCircuit
+    >>> circuit = QuantumCircuit(1, 1)
+    >>> _ = circuit.x(0)
+    >>> _ = circuit.measure(0, 0)
+    >>> job = get_qiskit_backend("aer", seed=1).run(circuit, shots=5)
+    >>> isinstance(job, QiskitJob), job.result().get_counts()
+    (True, {'1': 5})
     """
 
     def __init__(self, backend: QiskitBackend, job_id: str, function: Callable[[], Result]) -> None:
@@ -83,6 +93,17 @@ class QiskitJob(JobV1):
         ------
         InvalidParameterError
             If the job was submitted already.
+
+        Examples
+        --------
+        >>> from qiskit import QuantumCircuit
+        >>> circuit = QuantumCircuit(1, 1)
+        >>> _ = circuit.measure(0, 0)
+        >>> job = get_qiskit_backend("aer", seed=1).run(circuit, shots=5)
+        >>> job.submit()  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        backends.errors.InvalidParameterError: job ... was submitted already, got a second submit()
         """
         if self._future is not None:
             raise InvalidParameterError(f"job {self.job_id()} was submitted already, got a second submit()")
@@ -111,15 +132,46 @@ class QiskitJob(JobV1):
         ------
         TimeoutError
             If the job has not ended within ``timeout`` seconds.
+
+        Examples
+        --------
+        >>> from qiskit import QuantumCircuit
+        >>> circuit = QuantumCircuit(2, 2)
+        >>> _ = circuit.x(1)
+        >>> _ = circuit.measure([0, 1], [0, 1])
+        >>> get_qiskit_backend("aer", seed=1).run(circuit, shots=7).result(timeout=60).get_counts()
+        {'10': 7}
         """
         return self._submitted().result(timeout)
 
     def cancel(self) -> bool:
-        """Cancel the job if it has not started; return whether it was cancelled."""
+        """Cancel the job if it has not started; return whether it was cancelled.
+
+        Examples
+        --------
+        >>> from qiskit import QuantumCircuit
+        >>> circuit = QuantumCircuit(1, 1)
+        >>> _ = circuit.measure(0, 0)
+        >>> job = get_qiskit_backend("aer", seed=1).run(circuit, shots=5)
+        >>> _ = job.result()
+        >>> job.cancel()
+        False
+        """
         return self._submitted().cancel()
 
     def status(self) -> JobStatus:
-        """Return ``QUEUED``, ``RUNNING``, ``CANCELLED``, ``ERROR`` or ``DONE``."""
+        """Return ``QUEUED``, ``RUNNING``, ``CANCELLED``, ``ERROR`` or ``DONE``.
+
+        Examples
+        --------
+        >>> from qiskit import QuantumCircuit
+        >>> circuit = QuantumCircuit(1, 1)
+        >>> _ = circuit.measure(0, 0)
+        >>> job = get_qiskit_backend("aer", seed=1).run(circuit, shots=5)
+        >>> _ = job.result()
+        >>> job.status().name
+        'DONE'
+        """
         future = self._submitted()
         if future.cancelled():
             return JobStatus.CANCELLED
@@ -212,6 +264,16 @@ class QiskitBackend(BackendV2):
         InvalidParameterError
             If an option is unknown or out of range, or a circuit is unmeasured or has
             unbound parameters (nothing is submitted).
+
+        Examples
+        --------
+        >>> from qiskit import QuantumCircuit
+        >>> circuit = QuantumCircuit(1, 1)
+        >>> _ = circuit.x(0)
+        >>> _ = circuit.measure(0, 0)
+        >>> result = get_qiskit_backend("aer", seed=1).run(circuit, shots=3, memory=True).result()
+        >>> result.get_counts(), result.get_memory()
+        ({'1': 3}, ['1', '1', '1'])
         """
         unknown = sorted(set(options) - set(RUN_OPTIONS))
         if unknown:
@@ -325,5 +387,17 @@ def get_qiskit_backend(spec: str | QuantumBackend, **options: Any) -> QiskitBack
     ------
     UnknownBackendError, BackendUnavailableError, InvalidParameterError
         As :func:`~backends.registry.get_backend`.
+
+    Examples
+    --------
+    >>> from qiskit import QuantumCircuit, transpile
+    >>> backend = get_qiskit_backend("aer", seed=1)
+    >>> circuit = QuantumCircuit(2, 2)
+    >>> _ = circuit.h(0)
+    >>> _ = circuit.cx(0, 1)
+    >>> _ = circuit.measure([0, 1], [0, 1])
+    >>> counts = backend.run(transpile(circuit, backend), shots=50).result().get_counts()
+    >>> sorted(counts), sum(counts.values())
+    (['00', '11'], 50)
     """
     return QiskitBackend(get_backend(spec, **options), seed=options.get("seed"))

@@ -101,6 +101,16 @@ class Sampler(BackendSamplerV2):
         ------
         ValueError
             If a pub is malformed (Qiskit's checks: parameter values, shots).
+
+        Examples
+        --------
+        >>> from qiskit import QuantumCircuit
+        >>> circuit = QuantumCircuit(2)
+        >>> _ = circuit.x(0)
+        >>> circuit.measure_all()
+        >>> result = get_sampler("aer", seed=1).run([circuit], shots=6).result()
+        >>> result[0].data.meas.get_counts()
+        {'01': 6}
         """
         shots = self.options.default_shots if shots is None else shots
         coerced_pubs = [SamplerPub.coerce(pub, shots) for pub in pubs]
@@ -139,6 +149,16 @@ def get_sampler(spec: str | QuantumBackend, *, default_shots: int = 1024, **opti
     UnknownBackendError, BackendUnavailableError, InvalidParameterError
         As :func:`~backends.registry.get_backend`, or if ``default_shots`` is not a
         positive integer.
+
+    Examples
+    --------
+    >>> from qiskit import QuantumCircuit
+    >>> circuit = QuantumCircuit(1)
+    >>> _ = circuit.x(0)
+    >>> circuit.measure_all()
+    >>> sampler = get_sampler("aer", default_shots=10, seed=1)
+    >>> sampler.run([circuit]).result()[0].data.meas.get_counts()
+    {'1': 10}
     """
     default_shots = check_positive_int(default_shots, "default_shots")  # before connecting
     return Sampler(get_qiskit_backend(spec, **options), default_shots=default_shots)

@@ -153,6 +153,14 @@ def shared_backend(spec: str, **options: Hashable) -> QuantumBackend:
     ------
     InvalidParameterError
         If an option value is not hashable; otherwise as :func:`get_backend`.
+
+    Examples
+    --------
+    >>> first = shared_backend("aer", seed=5)
+    >>> shared_backend("aer", seed=5) is first
+    True
+    >>> shared_backend("aer", seed=6) is first
+    False
     """
     try:
         key = (os.getpid(), spec, tuple(sorted(options.items())))

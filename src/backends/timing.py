@@ -60,6 +60,16 @@ class TimingRecord:
     ------
     InvalidParameterError
         If a duration is negative or ``circuits``/``shots`` is not a positive int.
+
+    Examples
+    --------
+    >>> record = TimingRecord("aer", 100.0, 100.5, 101.0, 0.5, 0.5, 0.0, circuits=2, shots=100)
+    >>> record.ended - record.started == record.quantum_seconds
+    True
+    >>> TimingRecord("aer", 0.0, 0.0, 1.0, 1.0, 0.0, 0.0, circuits=1, shots=0)
+    Traceback (most recent call last):
+    ...
+    backends.errors.InvalidParameterError: shots must be a positive integer, got 0
     """
 
     label: str
@@ -80,7 +90,15 @@ class TimingRecord:
         check_positive_int(self.shots, "shots")
 
     def to_json(self) -> dict[str, str | float | int]:
-        """Return the record as a JSON-serialisable dict keyed by the field names."""
+        """Return the record as a JSON-serialisable dict keyed by the field names.
+
+        Examples
+        --------
+        >>> record = TimingRecord("aer", 100.0, 100.0, 100.25, 0.25, 0.0, 0.5, circuits=1, shots=64)
+        >>> data = record.to_json()
+        >>> data["label"], data["quantum_seconds"], data["shots"]
+        ('aer', 0.25, 64)
+        """
         return dataclasses.asdict(self)
 
     @classmethod
@@ -93,6 +111,13 @@ class TimingRecord:
             If a field is missing or unknown.
         InvalidParameterError
             If a value is out of range, as for the constructor.
+
+        Examples
+        --------
+        >>> import json
+        >>> record = TimingRecord("aer", 100.0, 100.0, 100.25, 0.25, 0.0, 0.5, circuits=1, shots=64)
+        >>> TimingRecord.from_json(json.loads(json.dumps(record.to_json()))) == record
+        True
         """
         return cls(**data)
 
@@ -131,7 +156,16 @@ def record_timings() -> Iterator[list[TimingRecord]]:
 
 
 def publish(record: TimingRecord) -> None:
-    """Hand ``record`` to every :func:`record_timings` block open in the calling context."""
+    """Hand ``record`` to every :func:`record_timings` block open in the calling context.
+
+    Examples
+    --------
+    >>> record = TimingRecord("custom", 0.0, 0.0, 2.0, 2.0, 0.0, 0.0, circuits=1, shots=10)
+    >>> with record_timings() as records:
+    ...     publish(record)
+    >>> records == [record]
+    True
+    """
     for records in _RECORDERS.get():
         records.append(record)
 
@@ -145,6 +179,18 @@ def write_jsonl(records: Iterable[TimingRecord], path: str | os.PathLike[str]) -
         Records to write, in order.
     path : str or path-like
         Output file.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> records = [TimingRecord("aer", 0.0, 0.0, 0.5, 0.5, 0.0, 0.0, circuits=1, shots=8)]
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = Path(folder) / "timings.jsonl"
+    ...     write_jsonl(records, path)
+    ...     lines = path.read_text().splitlines()
+    >>> len(lines), '"shots": 8' in lines[0]
+    (1, True)
     """
     with open(path, "w", encoding="utf-8") as file:
         for record in records:
@@ -162,6 +208,16 @@ def read_jsonl(path: str | os.PathLike[str]) -> list[TimingRecord]:
     Returns
     -------
     list of TimingRecord
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> records = [TimingRecord("aer", 0.0, 0.0, 0.5, 0.5, 0.0, 0.0, circuits=1, shots=8)] * 2
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     write_jsonl(records, Path(folder) / "timings.jsonl")
+    ...     read_jsonl(Path(folder) / "timings.jsonl") == records
+    True
     """
     with open(path, encoding="utf-8") as file:
         return [TimingRecord.from_json(json.loads(line)) for line in file if line.strip()]
@@ -182,6 +238,18 @@ def summarize(records: Iterable[TimingRecord]) -> dict[str, int | float]:
         of every circuit), and for each of ``quantum``, ``queue`` and ``sleep`` the keys
         ``total_<kind>_seconds`` and ``mean_<kind>_seconds`` (mean per execution; 0.0
         when there are no records).
+
+    Examples
+    --------
+    >>> records = [
+    ...     TimingRecord("aer", 0.0, 0.0, 0.5, 0.5, 0.0, 1.0, circuits=2, shots=100),
+    ...     TimingRecord("aer", 1.0, 1.0, 2.5, 1.5, 0.0, 3.0, circuits=1, shots=100),
+    ... ]
+    >>> summary = summarize(records)
+    >>> summary["executions"], summary["shots"], summary["total_quantum_seconds"]
+    (2, 300, 2.0)
+    >>> summary["mean_sleep_seconds"]
+    2.0
     """
     records = list(records)
     executions = len(records)

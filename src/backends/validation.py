@@ -66,6 +66,15 @@ def check_positive_int(value: object, name: str) -> int:
     ------
     InvalidParameterError
         If ``value`` is not an integer or is < 1.
+
+    Examples
+    --------
+    >>> check_positive_int(1024, "shots")
+    1024
+    >>> check_positive_int(True, "shots")
+    Traceback (most recent call last):
+    ...
+    backends.errors.InvalidParameterError: shots must be a positive integer, got True
     """
     if not _is_int(value) or value < 1:
         raise InvalidParameterError(f"{name} must be a positive integer, got {value!r}")
@@ -79,6 +88,15 @@ def check_nonnegative_int(value: object, name: str) -> int:
     ------
     InvalidParameterError
         If ``value`` is not an integer or is negative.
+
+    Examples
+    --------
+    >>> check_nonnegative_int(0, "retries")
+    0
+    >>> check_nonnegative_int(-1, "retries")
+    Traceback (most recent call last):
+    ...
+    backends.errors.InvalidParameterError: retries must be a non-negative integer, got -1
     """
     if not _is_int(value) or value < 0:
         raise InvalidParameterError(f"{name} must be a non-negative integer, got {value!r}")
@@ -92,6 +110,15 @@ def check_nonnegative(value: object, name: str) -> float:
     ------
     InvalidParameterError
         If ``value`` is not a real number, is negative or is not finite.
+
+    Examples
+    --------
+    >>> check_nonnegative(2, "sleep_factor")
+    2.0
+    >>> check_nonnegative(float("inf"), "sleep_factor")
+    Traceback (most recent call last):
+    ...
+    backends.errors.InvalidParameterError: sleep_factor must be a finite number >= 0, got inf
     """
     if not _is_real(value) or value < 0:
         raise InvalidParameterError(f"{name} must be a finite number >= 0, got {value!r}")
@@ -105,6 +132,15 @@ def check_interval(value: object, name: str, low: float, high: float) -> float:
     ------
     InvalidParameterError
         If ``value`` is not a finite real number in ``(low, high]``.
+
+    Examples
+    --------
+    >>> check_interval(0.5, "fraction", 0, 1)
+    0.5
+    >>> check_interval(0, "fraction", 0, 1)
+    Traceback (most recent call last):
+    ...
+    backends.errors.InvalidParameterError: fraction must be a number in (0, 1], got 0
     """
     if not _is_real(value) or not low < float(value) <= high:
         raise InvalidParameterError(f"{name} must be a number in ({low:g}, {high:g}], got {value!r}")
@@ -118,6 +154,15 @@ def check_probability(value: object, name: str) -> float:
     ------
     InvalidParameterError
         If ``value`` is not a real number in [0, 1].
+
+    Examples
+    --------
+    >>> check_probability(1, "p")
+    1.0
+    >>> check_probability(1.5, "p")
+    Traceback (most recent call last):
+    ...
+    backends.errors.InvalidParameterError: p must be a probability in [0, 1], got 1.5
     """
     if not _is_real(value) or not 0 <= float(value) <= 1:
         raise InvalidParameterError(f"{name} must be a probability in [0, 1], got {value!r}")
@@ -131,6 +176,15 @@ def check_choice(value: _T, name: str, choices: Collection[_T]) -> _T:
     ------
     InvalidParameterError
         If it is not; the message lists the choices.
+
+    Examples
+    --------
+    >>> check_choice("serial", "executor", ["serial", "process"])
+    'serial'
+    >>> check_choice("mpi", "executor", ["serial", "process"])
+    Traceback (most recent call last):
+    ...
+    backends.errors.InvalidParameterError: executor must be one of 'serial', 'process'; got 'mpi'
     """
     if value not in choices:
         raise InvalidParameterError(f"{name} must be one of {', '.join(map(repr, choices))}; got {value!r}")
@@ -144,6 +198,15 @@ def check_seed(seed: object, name: str = "seed", *, optional: bool = True) -> in
     ------
     InvalidParameterError
         If ``seed`` is neither a non-negative integer nor an allowed ``None``.
+
+    Examples
+    --------
+    >>> check_seed(7), check_seed(None)
+    (7, None)
+    >>> check_seed(None, optional=False)
+    Traceback (most recent call last):
+    ...
+    backends.errors.InvalidParameterError: seed must be an integer >= 0, got None
     """
     if seed is None and optional:
         return None
@@ -162,6 +225,14 @@ def check_random_state(seed: object) -> np.random.Generator:
     ------
     InvalidParameterError
         If ``seed`` is of any other type, or a negative integer.
+
+    Examples
+    --------
+    >>> rng = check_random_state(3)
+    >>> int(rng.integers(100)) == int(np.random.default_rng(3).integers(100))
+    True
+    >>> check_random_state(rng) is rng
+    True
     """
     if isinstance(seed, np.random.Generator):
         return seed
@@ -183,6 +254,18 @@ def build_named(
     ------
     InvalidParameterError
         For an unknown name (the message lists the names), or options with an object.
+
+    Examples
+    --------
+    >>> registry = {"list": list, "set": set}
+    >>> build_named("set", "container", registry, {})
+    set()
+    >>> build_named(["mine"], "container", registry, {}) is None
+    True
+    >>> build_named(["mine"], "container", registry, {"size": 2})
+    Traceback (most recent call last):
+    ...
+    backends.errors.InvalidParameterError: container options can only be given with a container name
     """
     if isinstance(value, str):
         return registry[check_choice(value, name, registry)](**options)

@@ -50,6 +50,12 @@ class ChromaticBounds:
         Elphick) and ``1 + max(n+/n-, n-/n+)`` (inertia; Elphick and Wocjan, Electron.
         J. Combin. 24, 2017), with ``lmax``, ``lmin`` the extreme adjacency eigenvalues
         and ``n+``, ``n-`` the numbers of positive and negative ones.
+
+    Examples
+    --------
+    >>> bounds = ChromaticBounds(clique=3, hoffman=4)
+    >>> bounds.value
+    4
     """
 
     clique: int = 0
@@ -64,7 +70,13 @@ class ChromaticBounds:
         return max(astuple(self))
 
     def combine(self, other: ChromaticBounds) -> ChromaticBounds:
-        """Bounds of a disjoint union: the larger of each."""
+        """Bounds of a disjoint union: the larger of each.
+
+        Examples
+        --------
+        >>> ChromaticBounds(clique=3).combine(ChromaticBounds(clique=2, odd_cycle=3, edwards=4)).value
+        4
+        """
         return ChromaticBounds(*map(max, astuple(self), astuple(other)))
 
 
@@ -90,6 +102,13 @@ def greedy_clique(adjacency: np.ndarray) -> int:
     -------
     int
         A lower bound on the clique number (exact on many sparse graphs).
+
+    Examples
+    --------
+    >>> greedy_clique(nx.to_numpy_array(nx.complete_graph(5), dtype=bool, weight=None))
+    5
+    >>> greedy_clique(nx.to_numpy_array(nx.cycle_graph(6), dtype=bool, weight=None))
+    2
     """
     best = min(len(adjacency), 1)
     for start in np.argsort(-adjacency.sum(1), kind="stable")[:_CLIQUE_STARTS]:
@@ -134,6 +153,13 @@ def adjacency_bounds(adjacency: np.ndarray) -> ChromaticBounds:
     Returns
     -------
     ChromaticBounds
+
+    Examples
+    --------
+    >>> adjacency = nx.to_numpy_array(nx.cycle_graph(7), dtype=bool, weight=None)
+    >>> bounds = adjacency_bounds(adjacency)
+    >>> bounds.odd_cycle, bounds.value
+    (3, 3)
     """
     bounds = ChromaticBounds()
     if len(adjacency) == 0:
@@ -190,6 +216,15 @@ def dsatur(adjacency: np.ndarray) -> np.ndarray:
     -------
     colors : ndarray of shape (n,), dtype int
         Colours ``0..k-1``.
+
+    Examples
+    --------
+    >>> graph = nx.wheel_graph(6)
+    >>> colors = dsatur(nx.to_numpy_array(graph, dtype=bool, weight=None))
+    >>> colors.shape, len(set(colors.tolist()))
+    ((6,), 4)
+    >>> all(colors[u] != colors[v] for u, v in graph.edges)
+    True
     """
     n = len(adjacency)
     colors = np.full(n, -1)

@@ -57,6 +57,15 @@ class PriceOutcome:
         Nodes bounded by the LP.
     improving_columns : dict of str to int
         Per pricer name, columns of negative reduced cost it added over the whole tree.
+
+    Examples
+    --------
+    >>> graph = nx.cycle_graph(5)
+    >>> outcome = branch_and_price(graph, {v: v for v in graph}, seed=0)
+    >>> outcome.num_colors, outcome.lower_bound, outcome.stopped
+    (3, 3, None)
+    >>> all(outcome.coloring[u] != outcome.coloring[v] for u, v in graph.edges)
+    True
     """
 
     coloring: dict[Hashable, int]
@@ -76,6 +85,13 @@ def pricers_for(sampler: MISSampler) -> tuple[PricerLike, ...]:
 
     The exhaustive sampler and samplers of other kinds get annealing, the package's
     default heuristic pricer.
+
+    Examples
+    --------
+    >>> pricers_for(GreedySampler()), pricers_for(AnnealingSampler())
+    (('greedy',), ('anneal',))
+    >>> [pricer.name for pricer in pricers_for(QAOASampler())]
+    ['qaoa']
     """
     if isinstance(sampler, QAOASampler):
         return (QAOAPricer(solver=sampler.solver),)

@@ -53,7 +53,16 @@ class _Corrupt(ValueError):
 
 
 def fingerprint(graph: nx.Graph) -> str:
-    """SHA-256 of a graph's vertex count and edges (vertices by their position in ``list(graph)``)."""
+    """SHA-256 of a graph's vertex count and edges (vertices by their position in ``list(graph)``).
+
+    Examples
+    --------
+    >>> relabelled = nx.relabel_nodes(nx.path_graph(3), {0: "a", 1: "b", 2: "c"})
+    >>> fingerprint(nx.path_graph(3)) == fingerprint(relabelled)
+    True
+    >>> fingerprint(nx.path_graph(3)) == fingerprint(nx.complete_graph(3))
+    False
+    """
     index = {v: i for i, v in enumerate(graph)}
     edges = sorted(tuple(sorted((index[u], index[v]))) for u, v in graph.edges)
     return hashlib.sha256(json.dumps([len(index), edges]).encode()).hexdigest()
@@ -76,6 +85,20 @@ class Checkpoint:
     settings : dict
         The settings that change the meaning of a result; a checkpoint written with other
         settings is refused.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> checkpoint = Checkpoint(Path(folder.name) / "run.json", nx.cycle_graph(5), {"sampler": "exact"})
+    >>> checkpoint.save({"elapsed": 1.5})
+    >>> checkpoint.load()["elapsed"]
+    1.5
+    >>> Checkpoint(checkpoint.path, nx.cycle_graph(6), {"sampler": "exact"}).load()  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    bbqmis.coloring.errors.SearchError: ...run.json: checkpoint belongs to another graph; ...
+    >>> folder.cleanup()
     """
 
     def __init__(self, path: str | os.PathLike[str], graph: nx.Graph, settings: Mapping[str, Any]) -> None:
@@ -85,11 +108,37 @@ class Checkpoint:
         self._nx_graph = graph
 
     def exists(self) -> bool:
-        """Whether the file exists."""
+        """Whether the file exists.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> checkpoint = Checkpoint(Path(folder.name) / "run.json", nx.path_graph(2), {})
+        >>> checkpoint.exists()
+        False
+        >>> checkpoint.save({})
+        >>> checkpoint.exists()
+        True
+        >>> folder.cleanup()
+        """
         return self.path.exists()
 
     def save(self, state: Mapping[str, Any]) -> None:
-        """Write ``state`` (JSON-ready) with the version, graph, settings and checksum, atomically."""
+        """Write ``state`` (JSON-ready) with the version, graph, settings and checksum, atomically.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> checkpoint = Checkpoint(Path(folder.name) / "run.json", nx.path_graph(2), {"seed": 1})
+        >>> checkpoint.save({"elapsed": 3.0})
+        >>> sorted(json.loads(checkpoint.path.read_text()))
+        ['checksum', 'elapsed', 'graph', 'settings', 'version']
+        >>> sorted(path.name for path in Path(folder.name).iterdir())
+        ['run.json']
+        >>> folder.cleanup()
+        """
         document = {"version": CHECKPOINT_VERSION, "graph": self.graph, "settings": self.settings, **state}
         document["checksum"] = _checksum(document)
         tmp = self.path.with_name(self.path.name + ".tmp")
@@ -114,6 +163,21 @@ class Checkpoint:
             If the file cannot be read, is not a checkpoint of this version, fails its
             checksum, belongs to another graph or other settings, or its content is
             inconsistent; the message is one line naming the file.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> checkpoint = Checkpoint(Path(folder.name) / "run.json", nx.path_graph(2), {"seed": 1})
+        >>> checkpoint.save({"elapsed": 3.0})
+        >>> checkpoint.load()
+        {'settings': {'seed': 1}, 'elapsed': 3.0}
+        >>> _ = checkpoint.path.write_text(checkpoint.path.read_text().replace("3.0", "4.0"))
+        >>> checkpoint.load()  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        bbqmis.coloring.errors.SearchError: ...run.json: checkpoint fails its checksum ...
+        >>> folder.cleanup()
         """
         try:
             if not self.path.is_file():  # a FIFO would block, /dev/zero would fill the memory
@@ -327,6 +391,23 @@ def dump_search(search: SearchState, running: Iterable[Node]) -> dict[str, Any]:
 
     ``summary`` repeats the number of open nodes, their lowest bound and the number of
     seen residuals, so that a checkpoint whose open list lost nodes is refused.
+
+    Examples
+    --------
+    >>> from bbqmis.coloring.limits import Clock, Limits
+    >>> from bbqmis.coloring.samplers import ExactSampler
+    >>> from bbqmis.coloring.tree import Node, SearchState, to_bits
+    >>> def new_search():
+    ...     return SearchState(
+    ...         nx.cycle_graph(5), ExactSampler(), strategy="best-first", exhaustive=True, seed=0,
+    ...         clock=Clock(Limits()),
+    ...     )
+    >>> search = new_search()
+    >>> search.offer((to_bits([0, 2]), to_bits([1, 3]), to_bits([4])), "dsatur")
+    >>> search.push(Node((to_bits([0, 2]),), to_bits([1, 3, 4]), bound=3))
+    >>> data = dump_search(search, running=[])
+    >>> data["incumbent"], [node["residual"] for node in data["open"]]
+    (['5', 'a', '10'], ['1a'])
     """
     nodes = search.open_nodes() + list(running)
     return {
@@ -461,6 +542,31 @@ def restore_search(search: SearchState, data: Mapping[str, Any], source: str) ->
     ------
     SearchError
         If the data do not describe a tree of this graph; the message names ``source``.
+
+    Examples
+    --------
+    >>> from bbqmis.coloring.limits import Clock, Limits
+    >>> from bbqmis.coloring.samplers import ExactSampler
+    >>> from bbqmis.coloring.tree import Node, SearchState, to_bits
+    >>> def new_search():
+    ...     return SearchState(
+    ...         nx.cycle_graph(5), ExactSampler(), strategy="best-first", exhaustive=True, seed=0,
+    ...         clock=Clock(Limits()),
+    ...     )
+    >>> search = new_search()
+    >>> search.offer((to_bits([0, 2]), to_bits([1, 3]), to_bits([4])), "dsatur")
+    >>> search.push(Node((to_bits([0, 2]),), to_bits([1, 3, 4]), bound=3))
+    >>> search.stats["nodes_explored"] += 1  # the root was expanded
+    >>> data = json.loads(json.dumps(dump_search(search, running=[])))
+    >>> fresh = new_search()
+    >>> restore_search(fresh, data, source="run.json")
+    >>> fresh.best, [node.residual for node in fresh.open_nodes()] == [to_bits([1, 3, 4])]
+    (3, True)
+    >>> data["incumbent"] = ["3", "c", "10"]
+    >>> restore_search(new_search(), data, source="run.json")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    bbqmis.coloring.errors.SearchError: run.json: checkpoint is corrupt: the incumbent is not a proper ...
     """
     graph = search.graph
     n = graph.number_of_nodes()

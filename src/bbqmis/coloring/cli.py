@@ -86,6 +86,8 @@ class _Parser(argparse.ArgumentParser):
 def integer(low: int, high: int) -> Callable[[str], int]:
     """An argparse type: an integer in ``[low, high]`` (no float, no exponent).
 
+    Examples
+    --------
     >>> integer(1, 10)("7")
     7
     >>> integer(1, 10)("1e3")
@@ -109,6 +111,8 @@ def integer(low: int, high: int) -> Callable[[str], int]:
 def real(low: float, high: float) -> Callable[[str], float]:
     """An argparse type: a finite number in ``[low, high]``.
 
+    Examples
+    --------
     >>> real(0, 1)("0.25")
     0.25
     >>> real(0, 1)("nan")
@@ -299,6 +303,8 @@ def _sampler_options(args: argparse.Namespace) -> dict[str, Any]:
 def progress_view(snapshot: dict[str, Any]) -> dict[str, Any]:
     """The fields of a search snapshot that the progress line shows, in display order.
 
+    Examples
+    --------
     >>> progress_view({"phase": "search", "component": 1, "components": 2, "nodes": 40, "open": 3,
     ...                "incumbent": 5, "bound": 4, "elapsed": 1.0, "memory_gb": 0.1})["gap"]
     '20%'

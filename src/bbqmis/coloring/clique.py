@@ -38,6 +38,12 @@ class CliqueResult:
         True when the search finished, so ``clique`` is a maximum clique.
     nodes : int
         Branch-and-bound nodes explored.
+
+    Examples
+    --------
+    >>> result = max_clique(adjacency_bitsets(nx.wheel_graph(5)))
+    >>> result.clique, result.size, result.optimal
+    ((0, 1, 2), 3, True)
     """
 
     clique: tuple[int, ...]
@@ -62,6 +68,13 @@ def adjacency_bitsets(graph: nx.Graph, nodes: list | None = None) -> list[int]:
     Returns
     -------
     list of int, length n
+
+    Examples
+    --------
+    >>> [bin(bits) for bits in adjacency_bitsets(nx.path_graph(3))]
+    ['0b10', '0b101', '0b10']
+    >>> [bin(bits) for bits in adjacency_bitsets(nx.path_graph(3), nodes=[1, 0, 2])]
+    ['0b110', '0b1', '0b1']
     """
     order = list(graph) if nodes is None else nodes
     index = {v: i for i, v in enumerate(order)}

@@ -85,7 +85,22 @@ _LOCAL_SHARE = 0.2
 
 @dataclass
 class SearchContext:
-    """What every component's search shares: the sampler, the executor, the limits and the hooks."""
+    """What every component's search shares: the sampler, the executor, the limits and the hooks.
+
+    Examples
+    --------
+    >>> from bbqmis.coloring.executors import SerialExecutor
+    >>> from bbqmis.coloring.samplers import ExactSampler
+    >>> limits = Limits(time_limit=60)
+    >>> context = SearchContext(
+    ...     sampler=ExactSampler(), executor=SerialExecutor(), limits=limits, clock=Clock(limits),
+    ...     strategy="best-first", exhaustive=True, seed=0, report=lambda snapshot: None,
+    ...     save_tree=lambda tree: None, checkpoint_every=Every(3600.0),
+    ... )
+    >>> outcome = color_component(nx.mycielski_graph(4), context)
+    >>> outcome.num_colors, outcome.lower_bound
+    (4, 4)
+    """
 
     sampler: MISSampler
     executor: Executor
@@ -122,6 +137,20 @@ class ComponentOutcome:
         The limit that stopped the tree search, if one did.
     stats : dict
         Tree-search statistics (empty when there was no search).
+
+    Examples
+    --------
+    >>> from bbqmis.coloring.executors import SerialExecutor
+    >>> from bbqmis.coloring.samplers import ExactSampler
+    >>> limits = Limits(time_limit=60)
+    >>> context = SearchContext(
+    ...     sampler=ExactSampler(), executor=SerialExecutor(), limits=limits, clock=Clock(limits),
+    ...     strategy="best-first", exhaustive=True, seed=0, report=lambda snapshot: None,
+    ...     save_tree=lambda tree: None, checkpoint_every=Every(3600.0),
+    ... )
+    >>> outcome = color_component(nx.cycle_graph(5), context)
+    >>> outcome.num_colors, outcome.lower_bound, outcome.how
+    (3, 3, 'easy:odd-cycle')
     """
 
     coloring: dict[Hashable, int]
@@ -136,7 +165,15 @@ class ComponentOutcome:
         return len(set(self.coloring.values()))
 
     def to_json(self, index: dict[Hashable, int]) -> dict[str, Any]:
-        """JSON-ready form, vertices as their positions in ``index``."""
+        """JSON-ready form, vertices as their positions in ``index``.
+
+        Examples
+        --------
+        >>> outcome = ComponentOutcome({"b": 1, "a": 0}, lower_bound=2, how="easy:bipartite")
+        >>> data = outcome.to_json({"a": 0, "b": 1})
+        >>> data["coloring"], data["lower_bound"], data["how"]
+        ([[0, 0], [1, 1]], 2, 'easy:bipartite')
+        """
         return {
             "coloring": sorted([index[v], c] for v, c in self.coloring.items()),
             "lower_bound": self.lower_bound,
@@ -147,7 +184,16 @@ class ComponentOutcome:
 
     @classmethod
     def from_json(cls, data: dict[str, Any], nodes: list[Hashable]) -> ComponentOutcome:
-        """Inverse of :meth:`to_json`, with ``nodes`` the vertex list of ``index``."""
+        """Inverse of :meth:`to_json`, with ``nodes`` the vertex list of ``index``.
+
+        Examples
+        --------
+        >>> import json
+        >>> outcome = ComponentOutcome({"b": 1, "a": 0}, lower_bound=2, how="easy:bipartite")
+        >>> data = json.loads(json.dumps(outcome.to_json({"a": 0, "b": 1})))
+        >>> ComponentOutcome.from_json(data, ["a", "b"]) == outcome
+        True
+        """
         coloring = {nodes[int(i)]: int(c) for i, c in data["coloring"]}
         return cls(coloring, int(data["lower_bound"]), str(data["how"]), data["stopped"], dict(data["stats"]))
 
@@ -168,6 +214,25 @@ def color_component(
     Returns
     -------
     ComponentOutcome
+
+    Examples
+    --------
+    The Grötzsch graph (11 vertices, no triangle) needs 4 colours, which no clique shows:
+
+    >>> from bbqmis.coloring.executors import SerialExecutor
+    >>> from bbqmis.coloring.samplers import ExactSampler
+    >>> limits = Limits(time_limit=60)
+    >>> context = SearchContext(
+    ...     sampler=ExactSampler(), executor=SerialExecutor(), limits=limits, clock=Clock(limits),
+    ...     strategy="best-first", exhaustive=True, seed=0, report=lambda snapshot: None,
+    ...     save_tree=lambda tree: None, checkpoint_every=Every(3600.0),
+    ... )
+    >>> graph = nx.mycielski_graph(4)
+    >>> outcome = color_component(graph, context)
+    >>> outcome.num_colors, outcome.lower_bound, outcome.stopped
+    (4, 4, None)
+    >>> all(outcome.coloring[u] != outcome.coloring[v] for u, v in graph.edges)
+    True
     """
     easy = easy_coloring(graph)
     if easy is not None:

@@ -93,6 +93,15 @@ class ExactColoring:
         are not counted).
     stopped : str or None
         None if the search ended by itself, else ``"time_limit"`` or ``"node_limit"``.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> result = exact_coloring(nx.to_numpy_array(nx.mycielski_graph(4), dtype=bool, weight=None))
+    >>> result.num_colors, result.lower_bound, result.optimal, result.stopped
+    (4, 4, True, None)
+    >>> result.colors.shape
+    (11,)
     """
 
     colors: np.ndarray

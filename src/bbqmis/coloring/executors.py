@@ -48,9 +48,27 @@ _T = TypeVar("_T")
 
 
 class SerialExecutor(Executor):
-    """Runs each task at submission, in this process; for reproducible, single-core runs."""
+    """Runs each task at submission, in this process; for reproducible, single-core runs.
 
-    def submit(self, fn: Callable[..., _T], /, *args: Any, **kwargs: Any) -> Future[_T]:  # noqa: D102
+    Examples
+    --------
+    >>> with SerialExecutor() as executor:
+    ...     futures = [executor.submit(pow, 2, n) for n in range(4)]
+    >>> [future.result() for future in futures]
+    [1, 2, 4, 8]
+    """
+
+    def submit(self, fn: Callable[..., _T], /, *args: Any, **kwargs: Any) -> Future[_T]:
+        """Run ``fn(*args, **kwargs)`` now; return a done future with its result or exception.
+
+        Examples
+        --------
+        >>> future = SerialExecutor().submit(divmod, 7, 2)
+        >>> future.done(), future.result()
+        (True, (3, 1))
+        >>> SerialExecutor().submit(int, "x").exception()
+        ValueError("invalid literal for int() with base 10: 'x'")
+        """
         future: Future[_T] = Future()
         try:
             future.set_result(fn(*args, **kwargs))
@@ -60,7 +78,17 @@ class SerialExecutor(Executor):
 
 
 def executor_workers(executor: Executor) -> int:
-    """Number of tasks worth keeping in flight on ``executor`` (1 when unknown)."""
+    """Number of tasks worth keeping in flight on ``executor`` (1 when unknown).
+
+    Examples
+    --------
+    >>> from concurrent.futures import ThreadPoolExecutor
+    >>> with ThreadPoolExecutor(max_workers=3) as pool:
+    ...     executor_workers(pool)
+    3
+    >>> executor_workers(SerialExecutor())
+    1
+    """
     for attribute in ("num_workers", "_max_workers"):
         value = getattr(executor, attribute, None)
         if isinstance(value, int) and value > 0:
@@ -69,7 +97,19 @@ def executor_workers(executor: Executor) -> int:
 
 
 def under_mpi() -> bool:
-    """Whether this process was started by ``mpiexec`` with more than one rank."""
+    """Whether this process was started by ``mpiexec`` with more than one rank.
+
+    Examples
+    --------
+    >>> from unittest import mock
+    >>> with mock.patch.dict(os.environ, {"OMPI_COMM_WORLD_SIZE": "4"}):
+    ...     under_mpi()
+    True
+    >>> one_rank = {"PMI_SIZE": "1", "OMPI_COMM_WORLD_SIZE": "1", "MPI_LOCALNRANKS": "1"}
+    >>> with mock.patch.dict(os.environ, one_rank):
+    ...     under_mpi()
+    False
+    """
     for variable in ("PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "MPI_LOCALNRANKS"):
         if int(os.environ.get(variable, "1") or 1) > 1:
             return True
@@ -98,6 +138,17 @@ def make_executor(
     Yields
     ------
     Executor, or None on MPI ranks other than 0 (they serve tasks meanwhile).
+
+    Examples
+    --------
+    >>> with make_executor("serial") as executor:
+    ...     executor.submit(sum, [1, 2, 3]).result()
+    6
+    >>> with make_executor("threads"):  # doctest: +ELLIPSIS
+    ...     pass
+    Traceback (most recent call last):
+    ...
+    backends.errors.InvalidParameterError: kind must be one of 'auto', 'serial', ...; got 'threads'
     """
     kind = check_choice(kind, "kind", KINDS)
     if workers is not None:
@@ -137,6 +188,17 @@ def serve_manager(manager: int) -> None:
     ----------
     manager : int
         Process id of the managing process (the worker's parent).
+
+    Examples
+    --------
+    A worker of a pool made with it ignores the signals that the manager handles:
+
+    >>> from concurrent.futures import ProcessPoolExecutor
+    >>> fork = multiprocessing.get_context("fork")
+    >>> pool = ProcessPoolExecutor(1, mp_context=fork, initializer=serve_manager, initargs=(os.getpid(),))
+    >>> pool.submit(signal.getsignal, signal.SIGINT).result(timeout=60) == signal.SIG_IGN
+    True
+    >>> stop_pool(pool)
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
@@ -163,6 +225,15 @@ def stop_pool(pool: ProcessPoolExecutor, grace: float = _GRACE_SECONDS) -> None:
     pool : concurrent.futures.ProcessPoolExecutor
     grace : float, default=1.0
         Seconds the idle workers get to take their stop sentinel and exit.
+
+    Examples
+    --------
+    >>> pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork"))
+    >>> futures = [pool.submit(time.sleep, 60) for _ in range(5)]
+    >>> start = time.monotonic()
+    >>> stop_pool(pool, grace=0.1)
+    >>> sum(future.cancelled() for future in futures) >= 3, time.monotonic() - start < 30
+    (True, True)
     """
     processes = list((getattr(pool, "_processes", None) or {}).values())
     pool.shutdown(wait=False, cancel_futures=True)

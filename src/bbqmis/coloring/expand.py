@@ -67,6 +67,21 @@ class Task:
     seed : int
     deadline : float
         Wall-clock (:func:`time.time`) time at which to stop expanding.
+
+    Examples
+    --------
+    >>> from bbqmis.coloring.samplers import ExactSampler
+    >>> task = Task(
+    ...     nx.cycle_graph(5), depth=0, bound=3, incumbent=4, complete=True, exhaustive=True,
+    ...     skip=frozenset(), offset=0, sampler=ExactSampler(), seed=0,
+    ... )
+    >>> expansion = expand(task)
+    >>> v = branch_vertex(task.graph)
+    >>> all(v in color_class for color_class, bound in expansion.children)
+    True
+    >>> color_class, rest = expansion.completion
+    >>> 1 + len(set(rest.values()))
+    3
     """
 
     graph: nx.Graph
@@ -104,6 +119,19 @@ class Expansion:
     sampled : frozenset of frozenset
         Classes that the sampler proposed (the others come from the enumeration), so
         that the search can say which children each of them created.
+
+    Examples
+    --------
+    >>> from bbqmis.coloring.samplers import ExactSampler
+    >>> task = Task(
+    ...     nx.path_graph(3), depth=0, bound=2, incumbent=3, complete=True, exhaustive=True,
+    ...     skip=frozenset(), offset=0, sampler=ExactSampler(), seed=0,
+    ... )
+    >>> expansion = expand(task)
+    >>> [(sorted(c), bound) for c, bound in expansion.children], expansion.next_offset, expansion.timed_out
+    ([([1], 2)], None, False)
+    >>> expansion.completion
+    (frozenset({1}), {0: 0, 2: 0})
     """
 
     children: list[tuple[frozenset, int]]
@@ -117,17 +145,46 @@ class Expansion:
 
 
 def branch_vertex(graph: nx.Graph) -> Hashable:
-    """The vertex of largest degree (ties broken by a hash stable across processes)."""
+    """The vertex of largest degree (ties broken by a hash stable across processes).
+
+    Examples
+    --------
+    >>> branch_vertex(nx.star_graph(4))
+    0
+    """
     return max(graph, key=lambda v: (graph.degree(v), -stable_rank(v)))
 
 
 def stable_rank(v: Hashable) -> int:
-    """A 48-bit hash of ``repr(v)``, equal in every process (unlike ``hash``)."""
+    """A 48-bit hash of ``repr(v)``, equal in every process (unlike ``hash``).
+
+    Examples
+    --------
+    >>> stable_rank("a") == stable_rank("a") != stable_rank("b")
+    True
+    >>> 0 <= stable_rank((1, 2)) < 2**48
+    True
+    """
     return int.from_bytes(hashlib.blake2b(repr(v).encode(), digest_size=6).digest(), "big")
 
 
 def expand(task: Task) -> Expansion:
-    """Children of one node, with bounds and a DSATUR completion of the most promising."""
+    """Children of one node, with bounds and a DSATUR completion of the most promising.
+
+    Examples
+    --------
+    >>> from bbqmis.coloring.samplers import GreedySampler
+    >>> task = Task(
+    ...     nx.cycle_graph(6), depth=1, bound=3, incumbent=4, complete=False, exhaustive=False,
+    ...     skip=frozenset(), offset=0, sampler=GreedySampler(num_sets=4), seed=0,
+    ... )
+    >>> expansion = expand(task)
+    >>> sorted(sorted(c) for c in expansion.generated)
+    [[0, 2, 4], [1, 3, 5]]
+    >>> color_class, rest = expansion.completion
+    >>> 1 + len(set(rest.values()))
+    2
+    """
     if not task.exhaustive:
         if task.sampler.exhaustive:  # the first batch of the enumeration, within the deadline
             sets, stats = _enumeration_batch(task.graph, 0, task.deadline)[0], new_stats(calls=1)

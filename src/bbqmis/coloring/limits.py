@@ -56,6 +56,8 @@ _DEFAULT_MEMORY_SHARE = 0.5
 class StopRequest:
     """A request that the run stop early, set from a signal handler or another thread.
 
+    Examples
+    --------
     >>> stop = StopRequest()
     >>> stop.is_set(), stop.reason
     (False, None)
@@ -72,16 +74,42 @@ class StopRequest:
         self.reason: str | None = None
 
     def set(self, reason: str = "stop requested") -> None:
-        """Ask the run to stop; ``reason`` (a signal's name, say) is kept for messages."""
+        """Ask the run to stop; ``reason`` (a signal's name, say) is kept for messages.
+
+        Examples
+        --------
+        >>> stop = StopRequest()
+        >>> stop.set("SIGINT")
+        >>> stop.reason
+        'SIGINT'
+        """
         self.reason = reason
         self._event.set()
 
     def is_set(self) -> bool:
-        """Whether a stop was requested."""
+        """Whether a stop was requested.
+
+        Examples
+        --------
+        >>> stop = StopRequest()
+        >>> limits = Limits(time_limit=60, stop=stop)
+        >>> stop.set()
+        >>> stop.is_set(), limits.time_reached(0.0)
+        (True, True)
+        """
         return self._event.is_set()
 
     def clear(self) -> None:
-        """Withdraw the request (before a new run in the same process)."""
+        """Withdraw the request (before a new run in the same process).
+
+        Examples
+        --------
+        >>> stop = StopRequest()
+        >>> stop.set()
+        >>> stop.clear()
+        >>> stop.is_set(), stop.reason
+        (False, None)
+        """
         self._event.clear()
         self.reason = None
 
@@ -114,6 +142,15 @@ def stop_on_signals(
     ------
     StopRequest
         ``stop``, to look at before leaving the block.
+
+    Examples
+    --------
+    >>> import os
+    >>> import signal
+    >>> with stop_on_signals(StopRequest(), signals=[signal.SIGUSR1]) as stop:
+    ...     os.kill(os.getpid(), signal.SIGUSR1)
+    ...     print(stop.is_set(), stop.reason)
+    True SIGUSR1
     """
     received: list[str] = []
 
@@ -139,7 +176,13 @@ def stop_on_signals(
 
 
 def available_memory_gb() -> float:
-    """GB of memory this process may use: the machine's, or its cgroup's limit when smaller."""
+    """GB of memory this process may use: the machine's, or its cgroup's limit when smaller.
+
+    Examples
+    --------
+    >>> available_memory_gb() > 0
+    True
+    """
     total = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") / 1e9
     for limit_file in ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
         try:
@@ -152,7 +195,13 @@ def available_memory_gb() -> float:
 
 
 def resident_memory_gb() -> float:
-    """GB of memory this process holds now (its peak where the current size cannot be read)."""
+    """GB of memory this process holds now (its peak where the current size cannot be read).
+
+    Examples
+    --------
+    >>> 0 < resident_memory_gb() < available_memory_gb()
+    True
+    """
     try:
         pages = int(Path("/proc/self/statm").read_text().split()[1])
         return pages * os.sysconf("SC_PAGE_SIZE") / 1e9
@@ -182,6 +231,16 @@ class Limits:
     ------
     InvalidParameterError
         If a limit is out of range.
+
+    Examples
+    --------
+    >>> limits = Limits(time_limit=10, node_limit=500, stop=StopRequest())
+    >>> limits.time_left(4.0), limits.nodes_reached(499), limits.nodes_reached(500)
+    (6.0, False, True)
+    >>> Limits(node_limit=0)
+    Traceback (most recent call last):
+    ...
+    backends.errors.InvalidParameterError: node_limit must be a positive integer, got 0
     """
 
     time_limit: float | None = None
@@ -205,19 +264,43 @@ class Limits:
         memory_limit: float | None,
         stop: StopRequest = STOP,
     ) -> Limits:
-        """Limits with the default memory limit filled in when ``memory_limit`` is None."""
+        """Limits with the default memory limit filled in when ``memory_limit`` is None.
+
+        Examples
+        --------
+        >>> limits = Limits.with_defaults(time_limit=None, node_limit=None, memory_limit=None)
+        >>> 0 < limits.memory_limit <= available_memory_gb()
+        True
+        >>> Limits.with_defaults(None, None, 2.5).memory_limit
+        2.5
+        """
         if memory_limit is None:
             memory_limit = round(_DEFAULT_MEMORY_SHARE * available_memory_gb(), 3)
         return cls(time_limit, node_limit, memory_limit, stop)
 
     def time_left(self, elapsed: float) -> float:
-        """Seconds left after ``elapsed`` seconds: ``inf`` without a time limit, 0 once stopped, never < 0."""
+        """Seconds left after ``elapsed`` seconds: ``inf`` without a time limit, 0 once stopped, never < 0.
+
+        Examples
+        --------
+        >>> Limits(time_limit=5, stop=StopRequest()).time_left(7.0)
+        0.0
+        >>> Limits(stop=StopRequest()).time_left(7.0)
+        inf
+        """
         if self.stop.is_set():
             return 0.0
         return math.inf if self.time_limit is None else max(0.0, self.time_limit - elapsed)
 
     def time_reached(self, elapsed: float) -> bool:
-        """Whether ``elapsed`` seconds reach the time limit, or a stop was requested."""
+        """Whether ``elapsed`` seconds reach the time limit, or a stop was requested.
+
+        Examples
+        --------
+        >>> limits = Limits(time_limit=5, stop=StopRequest())
+        >>> limits.time_reached(4.9), limits.time_reached(5.0)
+        (False, True)
+        """
         return self.stop.is_set() or (self.time_limit is not None and elapsed >= self.time_limit)
 
     @property
@@ -226,11 +309,27 @@ class Limits:
         return self.stop.is_set()
 
     def nodes_reached(self, nodes: int) -> bool:
-        """Whether ``nodes`` expansions (started or done) reach the node limit."""
+        """Whether ``nodes`` expansions (started or done) reach the node limit.
+
+        Examples
+        --------
+        >>> Limits(node_limit=3, stop=StopRequest()).nodes_reached(3)
+        True
+        >>> Limits(stop=StopRequest()).nodes_reached(10**9)
+        False
+        """
         return self.node_limit is not None and nodes >= self.node_limit
 
     def memory_used(self) -> float:
-        """Fraction of the memory limit in use now (0 without a limit)."""
+        """Fraction of the memory limit in use now (0 without a limit).
+
+        Examples
+        --------
+        >>> Limits(stop=StopRequest()).memory_used()
+        0.0
+        >>> 0 < Limits(memory_limit=1000.0, stop=StopRequest()).memory_used() < 1
+        True
+        """
         if not self.memory_limit:
             return 0.0
         return resident_memory_gb() / self.memory_limit
@@ -245,6 +344,12 @@ class Clock:
     limits : Limits
     before : float, default=0.0
         Seconds spent by the runs this one resumes.
+
+    Examples
+    --------
+    >>> clock = Clock(Limits(time_limit=3600, stop=StopRequest()), before=10.0)
+    >>> 10.0 <= clock.elapsed() < 3600, clock.expired()
+    (True, False)
     """
 
     limits: Limits
@@ -252,11 +357,24 @@ class Clock:
     start: float = field(default_factory=time.perf_counter)
 
     def elapsed(self) -> float:
-        """Seconds of the run so far."""
+        """Seconds of the run so far.
+
+        Examples
+        --------
+        >>> clock = Clock(Limits(stop=StopRequest()), before=2.0)
+        >>> clock.elapsed() >= 2.0
+        True
+        """
         return self.before + time.perf_counter() - self.start
 
     def expired(self) -> bool:
-        """Whether the time limit has passed, or a stop was requested."""
+        """Whether the time limit has passed, or a stop was requested.
+
+        Examples
+        --------
+        >>> Clock(Limits(time_limit=0, stop=StopRequest())).expired()
+        True
+        """
         return self.limits.time_reached(self.elapsed())
 
     def deadline(self, share: float = 1.0) -> float:
@@ -266,12 +384,29 @@ class Clock:
         ----------
         share : float, default=1.0
             Fraction of the time left that the phase may use.
+
+        Examples
+        --------
+        >>> import time
+        >>> clock = Clock(Limits(time_limit=100, stop=StopRequest()))
+        >>> 0 < clock.deadline(share=0.5) - time.perf_counter() <= 50
+        True
+        >>> Clock(Limits(stop=StopRequest())).deadline()
+        inf
         """
         left = self.limits.time_left(self.elapsed())
         return math.inf if math.isinf(left) else time.perf_counter() + share * left
 
     def wall_deadline(self) -> float:
-        """The run's deadline on the wall clock (:func:`time.time`), for workers in other processes."""
+        """The run's deadline on the wall clock (:func:`time.time`), for workers in other processes.
+
+        Examples
+        --------
+        >>> import time
+        >>> clock = Clock(Limits(time_limit=100, stop=StopRequest()))
+        >>> 0 < clock.wall_deadline() - time.time() <= 100
+        True
+        """
         left = self.limits.time_left(self.elapsed())
         return math.inf if math.isinf(left) else time.time() + left
 
@@ -280,6 +415,8 @@ class Clock:
 class Every:
     """A clock that is due once every ``seconds`` (measured with :func:`time.perf_counter`).
 
+    Examples
+    --------
     >>> clock = Every(3600.0)
     >>> clock.due()
     False
@@ -291,7 +428,16 @@ class Every:
     last: float = field(default_factory=time.perf_counter)
 
     def due(self) -> bool:
-        """True, and restart the clock, when ``seconds`` have passed since the last time."""
+        """True, and restart the clock, when ``seconds`` have passed since the last time.
+
+        Examples
+        --------
+        >>> every = Every(0.0)
+        >>> every.due(), every.due()
+        (True, True)
+        >>> Every(60.0).due()
+        False
+        """
         now = time.perf_counter()
         if now - self.last < self.seconds:
             return False

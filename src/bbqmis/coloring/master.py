@@ -89,6 +89,8 @@ def safe_ceil(x: float, tol: float = 1e-6) -> int:
 def bit_indices(mask: int) -> Iterator[int]:
     """Indices of the set bits of ``mask``, lowest first.
 
+    Examples
+    --------
     >>> list(bit_indices(0b10110))
     [1, 2, 4]
     """
@@ -167,6 +169,12 @@ class IndexedGraph:
         ------
         InvalidParameterError
             If ``graph`` is directed, a multigraph, or has a self-loop.
+
+        Examples
+        --------
+        >>> g = IndexedGraph.from_graph(nx.Graph([("a", "b"), ("b", "c")]))
+        >>> g.nodes, g.degree.tolist()
+        (('a', 'b', 'c'), [1, 2, 1])
         """
         if not isinstance(graph, nx.Graph) or graph.is_directed() or graph.is_multigraph():
             raise InvalidParameterError(f"graph must be an undirected simple networkx.Graph, got {graph!r}")
@@ -175,7 +183,14 @@ class IndexedGraph:
 
     @classmethod
     def coerce(cls, graph: GraphLike) -> IndexedGraph:
-        """An IndexedGraph as is, a networkx graph or an adjacency matrix converted."""
+        """An IndexedGraph as is, a networkx graph or an adjacency matrix converted.
+
+        Examples
+        --------
+        >>> g = IndexedGraph.coerce(np.array([[0, 1], [1, 0]]))
+        >>> g, IndexedGraph.coerce(g) is g
+        (IndexedGraph(n=2, edges=1), True)
+        """
         if isinstance(graph, IndexedGraph):
             return graph
         if isinstance(graph, nx.Graph):
@@ -195,7 +210,14 @@ class IndexedGraph:
         return f"IndexedGraph(n={self.n}, edges={int(self.degree.sum()) // 2})"
 
     def to_networkx(self, indices: Sequence[int] | np.ndarray | None = None) -> nx.Graph:
-        """The subgraph induced by ``indices`` (default all), with integer nodes in that order."""
+        """The subgraph induced by ``indices`` (default all), with integer nodes in that order.
+
+        Examples
+        --------
+        >>> g = IndexedGraph.from_graph(nx.cycle_graph(5))
+        >>> sorted(g.to_networkx([0, 1, 3]).edges)
+        [(0, 1)]
+        """
         chosen = np.arange(self.n) if indices is None else np.asarray(indices, dtype=np.int64)
         graph = nx.Graph()
         graph.add_nodes_from(chosen.tolist())
@@ -204,16 +226,37 @@ class IndexedGraph:
         return graph
 
     def mask(self, nodes: Iterable[Hashable]) -> int:
-        """Bitset of the labels ``nodes``; labels not in the graph are ignored."""
+        """Bitset of the labels ``nodes``; labels not in the graph are ignored.
+
+        Examples
+        --------
+        >>> g = IndexedGraph.from_graph(nx.Graph([("a", "b"), ("b", "c")]))
+        >>> bin(g.mask(["a", "c", "z"]))
+        '0b101'
+        """
         index = self.index
         return sum({1 << index[v] for v in nodes if v in index})
 
     def labels(self, mask: int) -> frozenset:
-        """The labels selected by the bitset ``mask``."""
+        """The labels selected by the bitset ``mask``.
+
+        Examples
+        --------
+        >>> g = IndexedGraph.from_graph(nx.Graph([("a", "b"), ("b", "c")]))
+        >>> sorted(g.labels(0b101))
+        ['a', 'c']
+        """
         return frozenset(self.nodes[v] for v in bit_indices(mask))
 
     def is_independent(self, mask: int) -> bool:
-        """Whether no two vertices of ``mask`` are adjacent."""
+        """Whether no two vertices of ``mask`` are adjacent.
+
+        Examples
+        --------
+        >>> g = IndexedGraph.from_graph(nx.path_graph(3))
+        >>> g.is_independent(0b101), g.is_independent(0b011)
+        (True, False)
+        """
         return all(not self.neighbors[v] & mask for v in bit_indices(mask))
 
     def extend(self, mask: int, weights: np.ndarray | None = None) -> int:
@@ -221,6 +264,12 @@ class IndexedGraph:
 
         Vertices are added greedily: the heaviest first when ``weights`` of shape (n,)
         are given (ties: smaller degree), otherwise the smallest degree first.
+
+        Examples
+        --------
+        >>> g = IndexedGraph.from_graph(nx.star_graph(3))
+        >>> bin(g.extend(0b0010)), bin(g.extend(0, weights=np.array([5.0, 1, 1, 1])))
+        ('0b1110', '0b1')
         """
         blocked = mask
         for v in bit_indices(mask):
@@ -298,6 +347,16 @@ class ColumnPool:
         ------
         InvalidParameterError
             If a set is not independent, or has bits outside ``0..n-1``.
+
+        Examples
+        --------
+        >>> pool = ColumnPool(nx.path_graph(4))
+        >>> pool.add_masks([0b0001, 0b1001]), [bin(mask) for mask in pool.masks]
+        (1, ['0b1001'])
+        >>> pool.add_masks([0b0011])
+        Traceback (most recent call last):
+        ...
+        backends.errors.InvalidParameterError: sets must be independent; [0, 1] contains an edge
         """
         added = 0
         for mask in masks:
@@ -338,6 +397,14 @@ class ColumnPool:
         ------
         InvalidParameterError
             If a set is not independent in this graph.
+
+        Examples
+        --------
+        >>> pool = ColumnPool(nx.path_graph(4))
+        >>> pool.add([{1}, {0, 2, "not a node"}])
+        2
+        >>> sorted(map(sorted, pool.sets()))
+        [[0, 2], [1, 3]]
         """
         return self.add_masks((self.graph.mask(s) for s in sets), weights)
 
@@ -348,6 +415,12 @@ class ColumnPool:
         -------
         int
             How many columns were new.
+
+        Examples
+        --------
+        >>> pool = ColumnPool(nx.complete_graph(3), sets=[{0}])
+        >>> pool.cover(), sorted(map(sorted, pool.sets()))
+        (2, [[0], [1], [2]])
         """
         covered = 0
         for mask in self.masks:
@@ -360,7 +433,14 @@ class ColumnPool:
         return added
 
     def sets(self) -> list[frozenset]:
-        """The columns as frozensets of node labels."""
+        """The columns as frozensets of node labels.
+
+        Examples
+        --------
+        >>> pool = ColumnPool(nx.Graph([("a", "b"), ("b", "c")]), sets=[{"a"}])
+        >>> [sorted(s) for s in pool.sets()]
+        [['a', 'c']]
+        """
         return [self.graph.labels(mask) for mask in self.masks]
 
     def matrix(self) -> sp.csc_array:
@@ -370,6 +450,14 @@ class ColumnPool:
         -------
         scipy.sparse.csc_array of shape (n, m), dtype float
             Entry ``(v, j)`` is 1 when vertex ``v`` is in column ``j``.
+
+        Examples
+        --------
+        >>> pool = ColumnPool(nx.path_graph(3), sets=[{0, 2}, {1}])
+        >>> pool.matrix().toarray()
+        array([[1., 0.],
+               [0., 1.],
+               [1., 0.]])
         """
         m = len(self.masks)
         lengths = np.array([len(members) for members in self._members], dtype=np.int64)
@@ -387,6 +475,12 @@ class ColumnPool:
         Returns
         -------
         ndarray of shape (m,)
+
+        Examples
+        --------
+        >>> pool = ColumnPool(nx.path_graph(3), sets=[{0, 2}, {1}])
+        >>> pool.weights(np.array([0.5, 0.75, 0.25]))
+        array([0.75, 0.75])
         """
         return np.array([float(np.asarray(duals)[members].sum()) for members in self._members])
 
@@ -406,6 +500,12 @@ class MasterSolution:
         ``sum(duals)`` equals ``value`` up to solver tolerance.
     seconds : float
         HiGHS wall time.
+
+    Examples
+    --------
+    >>> solution = solve_master(ColumnPool(nx.cycle_graph(5), sets=[{0, 2}, {1, 3}, {2, 4}, {3, 0}, {4, 1}]))
+    >>> round(solution.value, 6), solution.x.round(6).tolist()
+    (2.5, [0.5, 0.5, 0.5, 0.5, 0.5])
     """
 
     value: float

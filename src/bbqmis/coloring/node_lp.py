@@ -74,7 +74,7 @@ class NodeLP:
     --------
     >>> import networkx as nx
     >>> lp = NodeLP(nx.petersen_graph(), ("greedy",), seed=0)
-    >>> lp.bound((1 << 10) - 1, depth=0, lower=2, best=3, elapsed=0.0, deadline=time.perf_counter() + 5)
+    >>> lp.bound((1 << 10) - 1, depth=0, lower=2, best=3, elapsed=60.0, deadline=time.perf_counter() + 5)
     3
     """
 
@@ -101,7 +101,16 @@ class NodeLP:
         self.improving_columns: dict[str, int] = {}
 
     def add_classes(self, masks: Iterable[int]) -> None:
-        """Add colour classes the tree generated (bitsets over the graph's vertices) as columns."""
+        """Add colour classes the tree generated (bitsets over the graph's vertices) as columns.
+
+        Examples
+        --------
+        >>> import networkx as nx
+        >>> lp = NodeLP(nx.cycle_graph(5), ("greedy",))
+        >>> lp.add_classes([0b00101, 0b01010, 0b00101])
+        >>> len(lp.pool), int(lp.stats["columns_from_tree"])
+        (2, 2)
+        """
         self.stats["columns_from_tree"] += self.pool.add_masks(masks)
 
     def bound(
@@ -130,6 +139,19 @@ class NodeLP:
         int or None
             ``depth`` plus the LP bound of the residual graph; None when the node is too
             large, the share is spent or no time is left.
+
+        Examples
+        --------
+        The 5-cycle minus vertex 0 is a path, whose LP bound is 2; with the one colour used
+        above it, the node needs 3 colours, as many as a 3-colour incumbent, so it is pruned:
+
+        >>> import networkx as nx
+        >>> lp = NodeLP(nx.cycle_graph(5), ("greedy",), seed=0)
+        >>> deadline = time.perf_counter() + 5
+        >>> lp.bound(0b11110, depth=1, lower=2, best=3, elapsed=60.0, deadline=deadline)
+        3
+        >>> lp.bound(0b11110, depth=1, lower=2, best=3, elapsed=0.0, deadline=time.perf_counter() - 1) is None
+        True
         """
         vertices = np.fromiter(bit_indices(residual), dtype=np.intp)
         useful = (self.stats["raised"] + 1) / (self.stats["raised"] + 1 + self.stats["nodes"] / 10)

@@ -120,6 +120,13 @@ class PricingResult:
         True when the exact pricer proved ``masks[0]`` optimal.
     stats : Stats
         Work of the call (``calls``, ``seconds``, and the quantum solver's counters).
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> result = GreedyPricer().price(nx.path_graph(3), [1.0, 0.5, 1.0])
+    >>> [bin(mask) for mask in result.masks], result.best, result.upper
+    (['0b101'], 2.0, inf)
     """
 
     masks: list[int]
@@ -139,6 +146,11 @@ class Pricer(Protocol):
     """Anything with ``price(graph, duals, seed=None, *, time_limit=None) -> PricingResult``.
 
     ``name`` keys the statistics of :func:`lp_bound`; ``certifies`` marks exact pricers.
+
+    Examples
+    --------
+    >>> isinstance(GreedyPricer(), Pricer), isinstance(ExactPricer(), Pricer)
+    (True, True)
     """
 
     name: str
@@ -152,7 +164,16 @@ class Pricer(Protocol):
         *,
         time_limit: float | None = None,
     ) -> PricingResult:
-        """Heavy independent sets under the vertex weights ``duals``."""
+        """Heavy independent sets under the vertex weights ``duals``.
+
+        Examples
+        --------
+        >>> import networkx as nx
+        >>> pricer: Pricer = ExactPricer()
+        >>> result = pricer.price(nx.star_graph(3), [2.5, 1.0, 1.0, 1.0])
+        >>> [bin(mask) for mask in result.masks], result.best
+        (['0b1110'], 3.0)
+        """
 
 
 def _check_duals(graph: IndexedGraph, duals: npt.ArrayLike) -> np.ndarray:
@@ -298,6 +319,14 @@ class GreedyPricer(_HeuristicPricer):
         Heaviest distinct sets returned.
     local_search : bool, default=True
         Improve every set by 1-swaps (add a vertex, drop its neighbours) before extending.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> graph = nx.cycle_graph(6)
+    >>> result = GreedyPricer(starts=6).price(graph, [1.0, 0.2, 1.0, 0.2, 1.0, 0.2], seed=0)
+    >>> bin(result.masks[0]), result.best
+    ('0b10101', 3.0)
     """
 
     name = "greedy"
@@ -323,6 +352,14 @@ class RandomPricer(_HeuristicPricer):
     local_search : bool, default=False
         Improve every set by 1-swaps before extending. Off by default so that the columns
         counted for this pricer are its own samples (repaired and extended only).
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> graph = IndexedGraph.from_graph(nx.cycle_graph(6))
+    >>> result = RandomPricer(shots=64).price(graph, [0.5] * 6, seed=1)
+    >>> all(graph.is_independent(mask) for mask in result.masks), result.best <= 1.5
+    (True, True)
     """
 
     name = "random"
@@ -357,6 +394,13 @@ class AnnealPricer(_HeuristicPricer):
     max_columns : int, default=32
     local_search : bool, default=True
         Improve every set by 1-swaps (add a vertex, drop its neighbours) before extending.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> result = AnnealPricer(reads=16, sweeps=100).price(nx.cycle_graph(6), [0.5] * 6, seed=1)
+    >>> result.best
+    1.5
     """
 
     name = "anneal"
@@ -579,6 +623,13 @@ class ExactPricer:
         InvalidParameterError
             If ``duals`` has the wrong shape or a negative value, or ``time_limit`` or
             ``target`` is not positive.
+
+        Examples
+        --------
+        >>> import networkx as nx
+        >>> result = ExactPricer().price(nx.cycle_graph(5), [0.5] * 5)
+        >>> result.best, result.optimal, bin(result.masks[0]).count("1")
+        (1.0, True, 2)
         """
         start = time.perf_counter()
         g = IndexedGraph.coerce(graph)
@@ -655,6 +706,18 @@ def get_pricer(pricer: PricerLike, **options: Any) -> Pricer:
     ------
     InvalidParameterError
         For an unknown name, or options given with a pricer object.
+
+    Examples
+    --------
+    >>> get_pricer("greedy", starts=4).name
+    'greedy'
+    >>> pricer = ExactPricer()
+    >>> get_pricer(pricer) is pricer
+    True
+    >>> get_pricer("magic")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    backends.errors.InvalidParameterError: pricer must be one of ...; got 'magic'
     """
     named = build_named(pricer, "pricer", _PRICERS, options)
     if named is not None:
@@ -700,6 +763,15 @@ class LPBound:
         and ``"master"`` with ``calls``, ``seconds``, ``initial_columns``.
     seconds : float
         Wall time.
+
+    Examples
+    --------
+    The fractional chromatic number of the 5-cycle is 5/2, so it needs at least 3 colours:
+
+    >>> import networkx as nx
+    >>> result = lp_bound(nx.cycle_graph(5), seed=0)
+    >>> round(result.value, 6), result.bound, result.certified, result.status
+    (2.5, 3, True, 'optimal')
     """
 
     value: float

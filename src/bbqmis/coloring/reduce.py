@@ -29,6 +29,8 @@ def components(graph: nx.Graph) -> list[nx.Graph]:
     the isolated vertices (an edgeless graph, one colour), so that a graph of many of
     them costs one part each, not one per component.
 
+    Examples
+    --------
     >>> [c.number_of_nodes() for c in components(nx.union(nx.path_graph(2), nx.cycle_graph(range(2, 7))))]
     [5, 2]
     >>> [c.number_of_edges() for c in components(nx.empty_graph(1000))]
@@ -165,6 +167,16 @@ def extend_coloring(graph: nx.Graph, coloring: Coloring, peeled: list[Hashable])
     -------
     dict
         A new colouring of the core and the peeled vertices.
+
+    Examples
+    --------
+    >>> graph = nx.lollipop_graph(4, 3)
+    >>> core, peeled = peel(graph, clique=range(4))
+    >>> coloring = extend_coloring(graph, {v: v for v in core}, peeled)
+    >>> len(coloring), max(coloring.values()) + 1
+    (7, 4)
+    >>> all(coloring[u] != coloring[v] for u, v in graph.edges)
+    True
     """
     result = dict(coloring)
     for v in reversed(peeled):
@@ -176,6 +188,8 @@ def extend_coloring(graph: nx.Graph, coloring: Coloring, peeled: list[Hashable])
 def merge_colorings(colorings: Iterable[Coloring]) -> Coloring:
     """Colourings of disjoint components side by side; colours are shared, not offset.
 
+    Examples
+    --------
     >>> merge_colorings([{"a": 0, "b": 1}, {"c": 0}])
     {'a': 0, 'b': 1, 'c': 0}
     """

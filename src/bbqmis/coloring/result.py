@@ -53,6 +53,14 @@ class ColoringResult:
         ``"time-limit"``), ``exhaustive``, ``seconds``, ``incumbents`` (list of
         ``[seconds, colours, source]``) and ``sampler`` (calls, circuits, shots,
         quantum_seconds, fallbacks, cut_components, seconds).
+
+    Examples
+    --------
+    >>> from bbqmis import color_graph
+    >>> result = color_graph(nx.cycle_graph(5), sampler="exact")
+    >>> result.num_colors, result.lower_bound, result.optimal
+    (3, 3, True)
+    >>> verify_coloring(nx.cycle_graph(5), result.coloring)
     """
 
     coloring: dict
@@ -78,6 +86,16 @@ class ColoringResult:
         Exactly the keys ``coloring`` (labels as strings: ``str(label)``, or ``repr(label)``
         for every label when two labels have the same ``str``, as ``1`` and ``"1"`` do),
         ``num_colors``, ``lower_bound``, ``optimal``, ``stopped`` and ``stats``.
+
+        Examples
+        --------
+        >>> import json
+        >>> result = ColoringResult({"a": 0, "b": 1}, num_colors=2, lower_bound=2, optimal=True)
+        >>> data = result.to_json()
+        >>> sorted(data)
+        ['coloring', 'lower_bound', 'num_colors', 'optimal', 'stats', 'stopped']
+        >>> json.loads(json.dumps(data))["coloring"]
+        {'a': 0, 'b': 1}
         """
         key = str if len({str(label) for label in self.coloring}) == len(self.coloring) else repr
         return {
@@ -91,7 +109,16 @@ class ColoringResult:
 
 
 def verify_coloring(graph: nx.Graph, coloring: dict) -> None:
-    """Raise :class:`SearchError` unless ``coloring`` (node -> colour) is proper and complete."""
+    """Raise :class:`SearchError` unless ``coloring`` (node -> colour) is proper and complete.
+
+    Examples
+    --------
+    >>> verify_coloring(nx.path_graph(3), {0: 0, 1: 1, 2: 0})
+    >>> verify_coloring(nx.path_graph(3), {0: 0, 1: 1})
+    Traceback (most recent call last):
+    ...
+    bbqmis.coloring.errors.SearchError: colouring misses 1 vertices, e.g. 2
+    """
     missing = [v for v in graph if v not in coloring]
     if missing:
         raise SearchError(f"colouring misses {len(missing)} vertices, e.g. {missing[0]!r}")
@@ -105,6 +132,8 @@ def verify_coloring(graph: nx.Graph, coloring: dict) -> None:
 def color_classes(coloring: dict[Hashable, int]) -> tuple[frozenset, ...]:
     """The colour classes of ``coloring`` (vertex -> colour), in order of first appearance.
 
+    Examples
+    --------
     >>> [sorted(c) for c in color_classes({"a": 0, "b": 1, "c": 0})]
     [['a', 'c'], ['b']]
     """

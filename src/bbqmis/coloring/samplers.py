@@ -60,6 +60,12 @@ class Samples:
         Work done: ``calls``, ``circuits``, ``shots``, ``quantum_seconds``,
         ``fallbacks`` (components solved classically instead of on the device),
         ``cut_components`` (components sampled through circuit cutting), ``seconds``.
+
+    Examples
+    --------
+    >>> samples = ExactSampler().sample(nx.path_graph(3))
+    >>> [sorted(s) for s in samples.sets], samples.complete, samples.stats["calls"]
+    ([[0, 2], [1]], True, 1)
     """
 
     sets: list[frozenset]
@@ -72,12 +78,26 @@ class MISSampler(Protocol):
     """Anything with ``sample(graph, seed=None) -> Samples``.
 
     ``exhaustive`` marks samplers whose output is always complete.
+
+    Examples
+    --------
+    Any object with ``exhaustive`` and ``sample`` is a sampler:
+
+    >>> isinstance(GreedySampler(), MISSampler)
+    True
     """
 
     exhaustive: bool
 
     def sample(self, graph: nx.Graph, seed: SeedLike = None) -> Samples:
-        """Maximal independent sets of ``graph``."""
+        """Maximal independent sets of ``graph``.
+
+        Examples
+        --------
+        >>> sampler: MISSampler = ExactSampler()
+        >>> [sorted(s) for s in sampler.sample(nx.complete_graph(3)).sets]
+        [[0], [1], [2]]
+        """
 
 
 #: Largest candidate pool in which the pivot is chosen exactly (else by degree).
@@ -152,6 +172,14 @@ def maximal_independent_sets(graph: nx.Graph, limit: int | None = None) -> tuple
         Sets in a deterministic order; ``[frozenset()]`` for the empty graph.
     complete : bool
         False when ``limit`` cut the enumeration short.
+
+    Examples
+    --------
+    >>> sets, complete = maximal_independent_sets(nx.path_graph(4))
+    >>> [sorted(s) for s in sets], complete
+    ([[0, 2], [0, 3], [1, 3]], True)
+    >>> len(maximal_independent_sets(nx.path_graph(4), limit=2)[0])
+    2
     """
     stream = iter_maximal_independent_sets(graph)
     found = list(itertools.islice(stream, limit))
@@ -167,6 +195,13 @@ class ExactSampler:
     limit : int, default=100_000
         Safety cap on the sets of one call; a capped call is reported incomplete
         and the search then does not claim optimality from exhaustion.
+
+    Examples
+    --------
+    >>> sampler = ExactSampler(limit=2)
+    >>> samples = sampler.sample(nx.cycle_graph(5))
+    >>> len(samples.sets), samples.complete, sampler.exhaustive
+    (2, False, True)
     """
 
     exhaustive = True
@@ -174,7 +209,15 @@ class ExactSampler:
     def __init__(self, limit: int = 100_000) -> None:
         self.limit = check_positive_int(limit, "limit")
 
-    def sample(self, graph: nx.Graph, seed: SeedLike = None) -> Samples:  # noqa: D102
+    def sample(self, graph: nx.Graph, seed: SeedLike = None) -> Samples:
+        """Every maximal independent set of ``graph``, largest first (``seed`` is unused).
+
+        Examples
+        --------
+        >>> samples = ExactSampler().sample(nx.cycle_graph(5))
+        >>> [sorted(s) for s in samples.sets], samples.complete
+        ([[0, 2], [0, 3], [1, 3], [1, 4], [2, 4]], True)
+        """
         start = time.perf_counter()
         sets, complete = maximal_independent_sets(graph, self.limit)
         return Samples(sets, complete, new_stats(calls=1, seconds=time.perf_counter() - start))
@@ -187,6 +230,14 @@ class GreedySampler:
     ----------
     num_sets : int, default=16
         Greedy runs per call (distinct results are returned).
+
+    Examples
+    --------
+    >>> graph = nx.cycle_graph(6)
+    >>> samples = GreedySampler(num_sets=8).sample(graph, seed=3)
+    >>> problem = MISProblem(graph)
+    >>> all(problem.is_maximal(problem.to_bits(s)) for s in samples.sets)
+    True
     """
 
     exhaustive = False
@@ -194,7 +245,15 @@ class GreedySampler:
     def __init__(self, num_sets: int = 16) -> None:
         self.num_sets = check_positive_int(num_sets, "num_sets")
 
-    def sample(self, graph: nx.Graph, seed: SeedLike = None) -> Samples:  # noqa: D102
+    def sample(self, graph: nx.Graph, seed: SeedLike = None) -> Samples:
+        """Distinct greedy maximal independent sets of ``graph``, most often found first.
+
+        Examples
+        --------
+        >>> samples = GreedySampler(num_sets=4).sample(nx.star_graph(3), seed=0)
+        >>> [sorted(s) for s in samples.sets], samples.complete
+        ([[1, 2, 3]], False)
+        """
         start = time.perf_counter()
         rng = check_random_state(seed)
         problem = MISProblem(graph)
@@ -257,6 +316,16 @@ class RandomSampler(_BitstringSampler):
         Bitstrings per component.
     max_sets : int, default=64
         Most frequent distinct sets returned.
+
+    Examples
+    --------
+    >>> graph = nx.path_graph(5)
+    >>> samples = RandomSampler(shots=64, max_sets=4).sample(graph, seed=1)
+    >>> problem = MISProblem(graph)
+    >>> 1 <= len(samples.sets) <= 4
+    True
+    >>> all(problem.is_maximal(problem.to_bits(s)) for s in samples.sets)
+    True
     """
 
     def _samples(self, problem: MISProblem, rng: np.random.Generator) -> MISSamples:
@@ -275,6 +344,16 @@ class AnnealingSampler(_BitstringSampler):
         Inverse-temperature schedule; an explicit range reaches the optimum far more
         often than the sampler's default at large penalties.
     sweeps : int, default=200
+
+    Examples
+    --------
+    >>> graph = nx.cycle_graph(6)
+    >>> samples = AnnealingSampler(shots=16, sweeps=50).sample(graph, seed=2)
+    >>> problem = MISProblem(graph)
+    >>> all(problem.is_maximal(problem.to_bits(s)) for s in samples.sets)
+    True
+    >>> max(len(s) for s in samples.sets)
+    3
     """
 
     def __init__(
@@ -318,6 +397,16 @@ class QAOASampler(_BitstringSampler):
         Use circuit cutting for components wider than ``max_qubits``.
     max_cut_overhead : float, default=256.0
         See :class:`~bbqmis.solver.QuantumMISSolver`.
+
+    Examples
+    --------
+    >>> graph = nx.path_graph(4)
+    >>> samples = QAOASampler(backend="aer", shots=128).sample(graph, seed=1)
+    >>> problem = MISProblem(graph)
+    >>> all(problem.is_maximal(problem.to_bits(s)) for s in samples.sets)
+    True
+    >>> samples.stats["shots"] >= 128, samples.stats["fallbacks"] == 0
+    (True, True)
     """
 
     def __init__(
@@ -388,6 +477,18 @@ def get_sampler(sampler: SamplerLike = "qaoa", **options: Any) -> MISSampler:
     ------
     InvalidParameterError
         For an unknown name, or options given with a sampler object.
+
+    Examples
+    --------
+    >>> get_sampler("greedy", num_sets=4).num_sets
+    4
+    >>> sampler = get_sampler(lambda graph, seed: [{0, 2}, [1]])
+    >>> [sorted(s) for s in sampler.sample(nx.path_graph(3)).sets]
+    [[0, 2], [1]]
+    >>> get_sampler("quantum")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    backends.errors.InvalidParameterError: sampler must be one of 'qaoa', ...; got 'quantum'
     """
     named = build_named(sampler, "sampler", _SAMPLERS, options)
     if named is not None:

@@ -51,6 +51,8 @@ _RUN_WORKER = "import runpy, sys; runpy.run_path(sys.argv[1], run_name='__main__
 def sat_clauses(num_nodes: int, num_edges: int, colors: int) -> int:
     """Clauses of the k-colourability encoding: one per vertex, one per edge and colour.
 
+    Examples
+    --------
     >>> sat_clauses(450, 5714, 9)
     51876
     """

@@ -35,6 +35,8 @@ def encode(n: int, edges: Sequence[Sequence[int]], clique: Sequence[int], k: int
 
     Variable ``v * k + c + 1`` is true when vertex ``v`` takes colour ``c``.
 
+    Examples
+    --------
     >>> sorted(map(sorted, encode(2, [(0, 1)], [0, 1], 2)))
     [[-4, -2], [-3, -1], [1], [1, 2], [3, 4], [4]]
     """

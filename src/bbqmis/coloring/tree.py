@@ -32,6 +32,8 @@ STRATEGIES = ("best-first", "depth-first")
 def to_bits(vertices: Iterable[int]) -> int:
     """The bitset of a set of integer vertices.
 
+    Examples
+    --------
     >>> bin(to_bits([0, 2, 3]))
     '0b1101'
     """
@@ -44,6 +46,8 @@ def to_bits(vertices: Iterable[int]) -> int:
 def from_bits(bits: int) -> list[int]:
     """The vertices of a bitset, in increasing order.
 
+    Examples
+    --------
     >>> from_bits(0b1101)
     [0, 2, 3]
     """
@@ -73,6 +77,12 @@ class Node:
         Bitsets of the classes the sampler generated in an earlier expansion of the node.
     offset : int
         Sets of the exhaustive enumeration that earlier expansions generated.
+
+    Examples
+    --------
+    >>> node = Node(classes=(to_bits([0, 2]),), residual=to_bits([1, 3]), bound=2)
+    >>> node.depth, from_bits(node.residual)
+    (1, [1, 3])
     """
 
     classes: tuple[int, ...]
@@ -106,6 +116,25 @@ class SearchState:
         The run's clock; incumbents are stamped with its seconds.
     node_lp : NodeLP, optional
         LP bounds for popped nodes; every class the tree generates joins its column pool.
+
+    Examples
+    --------
+    >>> from bbqmis.coloring.expand import expand
+    >>> from bbqmis.coloring.limits import Clock, Limits
+    >>> from bbqmis.coloring.samplers import ExactSampler
+    >>> search = SearchState(
+    ...     nx.cycle_graph(5), ExactSampler(), strategy="best-first", exhaustive=True, seed=0,
+    ...     clock=Clock(Limits()),
+    ... )
+    >>> search.offer((1, 2, 4, 8, 16), "one colour per vertex")
+    >>> search.push(Node((), to_bits(range(5)), bound=3))
+    >>> node = search.pop()
+    >>> search.absorb(node, expand(search.task(node, deadline=float("inf"))))
+    >>> search.best, len(search.open_nodes()), int(search.stats["nodes_explored"])
+    (3, 0, 1)
+
+    The root's expansion found a 3-colouring of the 5-cycle and pruned every child: the
+    search is over.
     """
 
     def __init__(
@@ -135,20 +164,75 @@ class SearchState:
         self.incumbents: list = []
 
     def push(self, node: Node) -> None:
-        """Queue ``node`` by the strategy's key."""
+        """Queue ``node`` by the strategy's key.
+
+        Examples
+        --------
+        >>> from bbqmis.coloring.limits import Clock, Limits
+        >>> from bbqmis.coloring.samplers import ExactSampler
+        >>> search = SearchState(
+        ...     nx.cycle_graph(5), ExactSampler(), strategy="best-first", exhaustive=True, seed=0,
+        ...     clock=Clock(Limits()),
+        ... )
+        >>> search.push(Node((1,), to_bits([1, 2, 3, 4]), bound=4))
+        >>> search.push(Node((1,), to_bits([1, 2, 3, 4]), bound=3))
+        >>> search.pop().bound
+        3
+        """
         key = (node.bound, -node.depth) if self.strategy == "best-first" else (-node.depth, node.bound)
         heapq.heappush(self.heap, (*key, node.complete, next(self.counter), node))
 
     def pop(self) -> Node:
-        """Take the first node of the queue."""
+        """Take the first node of the queue.
+
+        Examples
+        --------
+        >>> from bbqmis.coloring.limits import Clock, Limits
+        >>> from bbqmis.coloring.samplers import ExactSampler
+        >>> search = SearchState(
+        ...     nx.cycle_graph(5), ExactSampler(), strategy="best-first", exhaustive=True, seed=0,
+        ...     clock=Clock(Limits()),
+        ... )
+        >>> search.push(Node((), to_bits(range(5)), bound=3))
+        >>> search.pop().residual == to_bits(range(5)), search.open_nodes()
+        (True, [])
+        """
         return heapq.heappop(self.heap)[-1]
 
     def open_nodes(self) -> list[Node]:
-        """The queued nodes, in no particular order."""
+        """The queued nodes, in no particular order.
+
+        Examples
+        --------
+        >>> from bbqmis.coloring.limits import Clock, Limits
+        >>> from bbqmis.coloring.samplers import ExactSampler
+        >>> search = SearchState(
+        ...     nx.cycle_graph(5), ExactSampler(), strategy="best-first", exhaustive=True, seed=0,
+        ...     clock=Clock(Limits()),
+        ... )
+        >>> search.push(Node((), to_bits(range(5)), bound=3))
+        >>> [node.bound for node in search.open_nodes()]
+        [3]
+        """
         return [entry[-1] for entry in self.heap]
 
     def go_depth_first(self) -> None:
-        """Switch to depth-first order (the open list then grows by one level at a time)."""
+        """Switch to depth-first order (the open list then grows by one level at a time).
+
+        Examples
+        --------
+        >>> from bbqmis.coloring.limits import Clock, Limits
+        >>> from bbqmis.coloring.samplers import ExactSampler
+        >>> search = SearchState(
+        ...     nx.cycle_graph(5), ExactSampler(), strategy="best-first", exhaustive=True, seed=0,
+        ...     clock=Clock(Limits()),
+        ... )
+        >>> search.push(Node((1,), to_bits([1, 2, 3, 4]), bound=3))
+        >>> search.push(Node((1, 4), to_bits([2, 3]), bound=4))
+        >>> search.go_depth_first()
+        >>> search.strategy, search.pop().depth
+        ('depth-first', 2)
+        """
         if self.strategy != "depth-first":
             self.strategy = "depth-first"
             nodes, self.heap = self.open_nodes(), []
@@ -161,7 +245,21 @@ class SearchState:
         return len(self.incumbent)
 
     def offer(self, classes: tuple[int, ...], source: str) -> None:
-        """Take ``classes`` (bitsets) as incumbent if it uses fewer colours; ``source`` names its origin."""
+        """Take ``classes`` (bitsets) as incumbent if it uses fewer colours; ``source`` names its origin.
+
+        Examples
+        --------
+        >>> from bbqmis.coloring.limits import Clock, Limits
+        >>> from bbqmis.coloring.samplers import ExactSampler
+        >>> search = SearchState(
+        ...     nx.cycle_graph(5), ExactSampler(), strategy="best-first", exhaustive=True, seed=0,
+        ...     clock=Clock(Limits()),
+        ... )
+        >>> search.offer((to_bits([0, 2]), to_bits([1, 3]), to_bits([4]), 0), "greedy")
+        >>> search.offer((to_bits([0, 2]), to_bits([1, 3]), to_bits([4])), "dsatur")
+        >>> search.best, [source for _, _, source in search.incumbents]
+        (3, ['greedy', 'dsatur'])
+        """
         if not self.incumbent or len(classes) < self.best:
             self.incumbent = tuple(classes)
             self.incumbents.append([round(self.clock.elapsed(), 6), len(classes), source])
@@ -174,6 +272,18 @@ class SearchState:
         node : Node
         deadline : float
             Wall-clock (:func:`time.time`) time at which the worker stops expanding.
+
+        Examples
+        --------
+        >>> from bbqmis.coloring.limits import Clock, Limits
+        >>> from bbqmis.coloring.samplers import ExactSampler
+        >>> search = SearchState(
+        ...     nx.cycle_graph(5), ExactSampler(), strategy="best-first", exhaustive=True, seed=0,
+        ...     clock=Clock(Limits()),
+        ... )
+        >>> task = search.task(Node((to_bits([0, 2]),), to_bits([1, 3, 4]), bound=3), deadline=float("inf"))
+        >>> sorted(task.graph), task.depth, task.complete
+        ([1, 3, 4], 1, True)
         """
         digest = hashlib.blake2b(repr((self.seed, node.residual)).encode(), digest_size=8)
         return Task(
@@ -191,7 +301,23 @@ class SearchState:
         )
 
     def absorb(self, node: Node, result: Expansion) -> None:
-        """Queue the children of an expanded node and take its completion."""
+        """Queue the children of an expanded node and take its completion.
+
+        Examples
+        --------
+        >>> from bbqmis.coloring.limits import Clock, Limits
+        >>> from bbqmis.coloring.samplers import ExactSampler
+        >>> search = SearchState(
+        ...     nx.cycle_graph(5), ExactSampler(), strategy="best-first", exhaustive=True, seed=0,
+        ...     clock=Clock(Limits()),
+        ... )
+        >>> search.offer((1, 2, 4, 8, 16), "trivial")
+        >>> children = [(frozenset({0, 2}), 3), (frozenset({1, 3}), 3)]
+        >>> expansion = Expansion(children, generated=frozenset(), next_offset=None)
+        >>> search.absorb(Node((), to_bits(range(5)), bound=3), expansion)
+        >>> sorted(from_bits(node.residual) for node in search.open_nodes())
+        [[0, 2, 4], [1, 3, 4]]
+        """
         self.stats["nodes_explored"] += 1
         self.stats["completions"] += node.complete
         self.stats["nodes_pruned"] += result.pruned
@@ -221,13 +347,42 @@ class SearchState:
             self.push(Node(node.classes, node.residual, node.bound, True, skip, result.next_offset))
 
     def frontier_bound(self, in_flight: Iterable[Node]) -> int:
-        """Proven lower bound from the open and running nodes (exhaustive branching only)."""
+        """Proven lower bound from the open and running nodes (exhaustive branching only).
+
+        Examples
+        --------
+        >>> from bbqmis.coloring.limits import Clock, Limits
+        >>> from bbqmis.coloring.samplers import ExactSampler
+        >>> search = SearchState(
+        ...     nx.cycle_graph(5), ExactSampler(), strategy="best-first", exhaustive=True, seed=0,
+        ...     clock=Clock(Limits()),
+        ... )
+        >>> search.offer((1, 2, 4, 8, 16), "trivial")
+        >>> search.push(Node((), to_bits(range(5)), bound=3))
+        >>> search.frontier_bound(in_flight=[])
+        3
+        """
         bounds = [node.bound for node in self.open_nodes()] + [node.bound for node in in_flight]
         return min([self.best, *bounds])
 
 
 def progress_snapshot(search: SearchState, running: Iterable[Node]) -> dict:
-    """Progress of the tree search: ``nodes``, ``open``, ``incumbent``, ``bound``, ``elapsed``."""
+    """Progress of the tree search: ``nodes``, ``open``, ``incumbent``, ``bound``, ``elapsed``.
+
+    Examples
+    --------
+    >>> from bbqmis.coloring.limits import Clock, Limits
+    >>> from bbqmis.coloring.samplers import ExactSampler
+    >>> search = SearchState(
+    ...     nx.cycle_graph(5), ExactSampler(), strategy="best-first", exhaustive=True, seed=0,
+    ...     clock=Clock(Limits()),
+    ... )
+    >>> search.offer((1, 2, 4, 8, 16), "one colour per vertex")
+    >>> search.push(Node((), to_bits(range(5)), bound=3))
+    >>> snapshot = progress_snapshot(search, running=[])
+    >>> snapshot["open"], snapshot["bound"], sorted(snapshot)
+    (1, 3, ['bound', 'elapsed', 'incumbent', 'nodes', 'open'])
+    """
     running = list(running)
     bound = search.frontier_bound(running) if search.exhaustive else None
     return {

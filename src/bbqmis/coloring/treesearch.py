@@ -47,6 +47,24 @@ class TreeOutcome:
         Nodes that were in flight when the search stopped.
     events : list of str
         What the search did to stay within its limits (``"depth-first"``, ``"dropped-seen"``).
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from bbqmis.coloring.executors import SerialExecutor
+    >>> from bbqmis.coloring.limits import Clock
+    >>> from bbqmis.coloring.samplers import ExactSampler
+    >>> from bbqmis.coloring.tree import to_bits
+    >>> limits = Limits(time_limit=60)
+    >>> search = SearchState(
+    ...     nx.cycle_graph(7), ExactSampler(), strategy="best-first", exhaustive=True, seed=0,
+    ...     clock=Clock(limits),
+    ... )
+    >>> search.offer(tuple(1 << v for v in range(7)), "one colour per vertex")
+    >>> search.push(Node((), to_bits(range(7)), bound=3))
+    >>> outcome = run_tree(search, SerialExecutor(), limits, lower=3)
+    >>> outcome.stop_reason, outcome.lower_bound, search.best
+    ('bounds_met', 3, 3)
     """
 
     stop_reason: str
@@ -85,6 +103,33 @@ def run_tree(
     Returns
     -------
     TreeOutcome
+
+    Examples
+    --------
+    The 7-cycle needs 3 colours; the search stops when its incumbent meets that bound:
+
+    >>> import networkx as nx
+    >>> from bbqmis.coloring.executors import SerialExecutor
+    >>> from bbqmis.coloring.limits import Clock
+    >>> from bbqmis.coloring.samplers import ExactSampler
+    >>> from bbqmis.coloring.tree import to_bits
+    >>> limits = Limits(time_limit=60)
+    >>> search = SearchState(
+    ...     nx.cycle_graph(7), ExactSampler(), strategy="best-first", exhaustive=True, seed=0,
+    ...     clock=Clock(limits),
+    ... )
+    >>> search.offer(tuple(1 << v for v in range(7)), "one colour per vertex")
+    >>> search.push(Node((), to_bits(range(7)), bound=3))
+    >>> snapshots = []
+    >>> outcome = run_tree(search, SerialExecutor(), limits, lower=3, on_progress=snapshots.append)
+    >>> outcome.stop_reason, search.best, int(search.stats["nodes_explored"]) >= 1
+    ('bounds_met', 3, True)
+
+    Without the bound, an exact search runs until its tree is exhausted, which proves it:
+
+    >>> search.push(Node((), to_bits(range(7)), bound=2))
+    >>> run_tree(search, SerialExecutor(), limits, lower=2).stop_reason
+    'exhausted'
     """
     running: dict[Future, Node] = {}
     outcome = TreeOutcome("exhausted", lower)

@@ -61,6 +61,13 @@ def greedy_independent_set(graph: nx.Graph, weights: WeightsLike = None, seed: S
     Returns
     -------
     frozenset of nodes
+
+    Examples
+    --------
+    >>> sorted(greedy_independent_set(nx.star_graph(4)))
+    [1, 2, 3, 4]
+    >>> sorted(greedy_independent_set(nx.star_graph(4), weights=[10, 1, 1, 1, 1]))
+    [0]
     """
     problem = MISProblem(graph, weights, penalty=np.inf)
     return problem.to_nodes(problem.repair(np.zeros(problem.num_nodes), seed=seed))
@@ -73,6 +80,15 @@ def check_beta_range(beta_range: Sequence[float]) -> tuple[float, float]:
     ------
     InvalidParameterError
         If ``beta_range`` is not a pair with ``0 < low < high``.
+
+    Examples
+    --------
+    >>> check_beta_range([1, 50])
+    (1.0, 50.0)
+    >>> check_beta_range((5.0, 1.0))
+    Traceback (most recent call last):
+    ...
+    backends.errors.InvalidParameterError: beta_range must be (low, high) with 0 < low < high, got (5.0, 1.0)
     """
     try:
         low, high = (float(beta) for beta in beta_range)
@@ -108,6 +124,15 @@ def simulated_annealing(
     -------
     bits : ndarray of shape (num_reads, n), dtype uint8
         ``bits[r, i]`` is qubit ``i`` of read ``r`` (not repaired).
+
+    Examples
+    --------
+    >>> problem = MISProblem(nx.path_graph(3))
+    >>> bits = simulated_annealing(problem, num_reads=8, num_sweeps=100, seed=1)
+    >>> bits.shape
+    (8, 3)
+    >>> all(problem.is_independent(row) for row in bits)
+    True
     """
     from dwave.samplers import SimulatedAnnealingSampler
 

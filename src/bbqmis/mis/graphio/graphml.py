@@ -105,5 +105,16 @@ def parse_graphml(data: bytes | str, *, source: str = "<string>", allow_empty: b
 
 
 def read_graphml_file(path: Path, source: str, *, allow_empty: bool = False) -> nx.Graph:
-    """Read a GraphML file; errors name ``source``."""
+    """Read a GraphML file; errors name ``source``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = Path(folder) / "triangle.graphml"
+    ...     nx.write_graphml(nx.complete_graph(3), path)
+    ...     graph = read_graphml_file(path, "triangle.graphml")
+    >>> graph.number_of_nodes(), graph.number_of_edges()
+    (3, 3)
+    """
     return parse_graphml(read_bytes(path, source), source=source, allow_empty=allow_empty)

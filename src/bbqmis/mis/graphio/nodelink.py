@@ -193,5 +193,17 @@ def _id(value: Any, where: str, source: str) -> Hashable:
 
 
 def read_nodelink_file(path: Path, source: str, *, allow_empty: bool = False) -> nx.Graph:
-    """Read a node-link JSON file; errors name ``source``."""
+    """Read a node-link JSON file; errors name ``source``.
+
+    Examples
+    --------
+    >>> import json
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = Path(folder) / "path.json"
+    ...     _ = path.write_text(json.dumps(nx.node_link_data(nx.path_graph(4), edges="links")))
+    ...     graph = read_nodelink_file(path, "path.json")
+    >>> graph.number_of_nodes(), graph.number_of_edges()
+    (4, 3)
+    """
     return parse_nodelink(decode(read_bytes(path, source), source), source=source, allow_empty=allow_empty)
