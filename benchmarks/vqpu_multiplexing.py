@@ -329,6 +329,148 @@ def overhead(server: Server, clients: int = 8, batches: int = 25) -> dict:
     }
 
 
+def _scale_client(url: str, index: int, batches: int, barrier, results) -> None:
+    """One of many client processes: warm up, wait for all, then time ``batches`` batches."""
+    from backends.vqpu.api import VQPUSession
+    from backends.vqpu.wire import encode_circuits
+
+    payload = encode_circuits([qaoa_like(3, 0.4, 0.3)])
+    with VQPUSession(url, job=f"scale-{index}") as session:
+        session.execute(payload, 16)
+        barrier.wait()
+        start, out = time.time(), []
+        for _ in range(batches):
+            tic = time.time()
+            batch = session.execute(payload, 16)
+            out.append(time.time() - tic - batch["quantum_seconds"] - batch["queue_seconds"])
+        results.put((start, time.time(), out))
+
+
+def scale(server: Server, clients: int = 64, batches: int = 20) -> dict:
+    """Median server overhead per batch and throughput with ``clients`` client processes at once.
+
+    Every client warms its connection, then all start together (a barrier) and each
+    runs ``batches`` batches one after another. Throughput is all timed batches over
+    the span from the first start to the last end.
+    """
+    import multiprocessing
+
+    context = multiprocessing.get_context("spawn")
+    barrier, results = context.Barrier(clients), context.Queue()
+    processes = [
+        context.Process(target=_scale_client, args=(server.url, i, batches, barrier, results))
+        for i in range(clients)
+    ]
+    for process in processes:
+        process.start()
+    records = [results.get(timeout=600) for _ in processes]
+    for process in processes:
+        process.join(timeout=60)
+    samples = [x for _, _, xs in records for x in xs]
+    span = max(end for _, end, _ in records) - min(start for start, _, _ in records)
+    return {
+        "clients": clients,
+        "batches": len(samples),
+        "median_ms": 1e3 * statistics.median(samples),
+        "p90_ms": 1e3 * statistics.quantiles(samples, n=10)[-1],
+        "batches_per_second": len(samples) / span,
+    }
+
+
+def _policy_client(task: tuple[str, str, str, int, float]) -> None:
+    """A heavy job queues all its batches at once; a light job runs one, then thinks ``think`` s."""
+    from backends.vqpu.api import VQPUSession
+    from backends.vqpu.wire import encode_circuits
+
+    url, job, kind, batches, think = task
+    payload = encode_circuits([qaoa_like(3, 0.4, 0.3)])
+    with VQPUSession(url, job=job) as session:
+        if kind == "heavy":
+            for batch_id in [session.submit(payload, 16)["id"] for _ in range(batches)]:
+                session.result(batch_id)
+        else:
+            for _ in range(batches):
+                session.execute(payload, 16)
+                time.sleep(think)
+
+
+def jain(values: list[float]) -> float:
+    """Jain's fairness index (sum x)^2 / (n sum x^2): 1 when all equal, 1/n when one takes all."""
+    squares = sum(x * x for x in values)
+    return sum(values) ** 2 / (len(values) * squares) if squares else 1.0
+
+
+#: The policies compared by ``--policy``: name and extra ``serve`` arguments (the bound in batch times).
+POLICY_RUNS = (
+    ("fifo", ()),
+    ("round-robin", ()),
+    ("round-robin + max-wait", ("--max-wait", "{bound}")),
+    ("fifo + max-wait", ("--max-wait", "{bound}")),
+)
+
+
+def policy_comparison(args: argparse.Namespace, out: Path) -> list[dict]:
+    """One heavy job (``--heavy`` batches queued at once) and ``--light`` light jobs, under each policy.
+
+    The device is the null backend with ``--latency`` seconds per circuit, so every
+    policy runs the same batches on the same device time (equal occupancy is checked
+    in the table). Per job: mean queue time per batch; over all batches: the worst.
+    """
+    import multiprocessing
+
+    tasks = [("heavy", "heavy", args.heavy, 0.0)] + [
+        (f"light-{i}", "light", args.light_batches, args.latency) for i in range(args.light)
+    ]
+    rows = []
+    for name, extra in POLICY_RUNS:
+        db = out / f"policy-{name.replace(' ', '').replace('+', '-')}.sqlite"
+        db.unlink(missing_ok=True)
+        policy = name.split(" + ")[0]
+        serve_args = [a.format(bound=4 * args.latency) for a in extra]
+        server = Server(
+            default_server_command("null"),
+            db,
+            "--latency",
+            str(args.latency),
+            "--policy",
+            policy,
+            *serve_args,
+        )
+        with server.running(), multiprocessing.get_context("spawn").Pool(len(tasks)) as pool:
+            pool.map(_policy_client, [(server.url, *task) for task in tasks])
+        batches = read_batches(db)
+        summary = summarize(batches)
+        per_job = {j.job: j.mean_queue_seconds for j in summary.jobs}
+        light = [v for job, v in per_job.items() if job != "heavy"]
+        rows.append(
+            {
+                "policy": name,
+                "occupancy": summary.occupancy,
+                "mean_job_queue_seconds": statistics.fmean(per_job.values()),
+                "worst_batch_queue_seconds": max(b.queue_seconds or 0.0 for b in batches),
+                "heavy_queue_seconds": per_job["heavy"],
+                "light_queue_seconds": statistics.fmean(light),
+                "jain": jain(list(per_job.values())),
+            }
+        )
+    return rows
+
+
+def print_policies(rows: list[dict]) -> None:
+    """Print the policy table and its JSON line."""
+    print(
+        f"{'policy':<24} {'occupancy':>9} {'mean job queue s':>16} {'worst batch queue s':>19} "
+        f"{'heavy s':>8} {'light s':>8} {'Jain':>6}"
+    )
+    for r in rows:
+        print(
+            f"{r['policy']:<24} {r['occupancy']:>9.3f} {r['mean_job_queue_seconds']:>16.3f} "
+            f"{r['worst_batch_queue_seconds']:>19.3f} {r['heavy_queue_seconds']:>8.3f} "
+            f"{r['light_queue_seconds']:>8.3f} {r['jain']:>6.3f}"
+        )
+    print(json.dumps({"policies": rows}))
+
+
 # ----------------------------------------------------------------------------- soak
 def soak(
     clients: int,
@@ -376,7 +518,7 @@ def soak(
 
         def done() -> int:
             with contextlib.suppress(httpx.TransportError, ValueError, KeyError):
-                return httpx.get(f"{server.url}/metrics", timeout=5).json()["batches_done"]
+                return httpx.get(f"{server.url}/status", timeout=5).json()["batches_done"]
             return 0
 
         def wait_for(fraction: float) -> None:
@@ -498,8 +640,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workload", help='command run per job, e.g. "python -m bbqmis graph.col"')
     parser.add_argument("--out", default="results/vqpu_multiplexing")
     parser.add_argument("--soak", action="store_true", help="robustness run instead of the grid")
-    parser.add_argument("--clients", type=int, default=16)
-    parser.add_argument("--batches", type=int, default=1000)
+    parser.add_argument("--policy", action="store_true", help="compare the scheduling policies")
+    parser.add_argument(
+        "--heavy", type=int, default=40, help="batches the heavy job queues at once (--policy)"
+    )
+    parser.add_argument("--light", type=int, default=3, help="light jobs (--policy)")
+    parser.add_argument("--light-batches", type=int, default=10, help="batches per light job (--policy)")
+    parser.add_argument("--scale", action="store_true", help="server overhead and throughput, null backend")
+    parser.add_argument("--clients", type=int, default=16, help="client processes of --soak and --scale")
+    parser.add_argument(
+        "--batches", type=int, default=1000, help="batches in all (--soak), per client (--scale)"
+    )
     # worker modes (internal)
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--soak-worker", action="store_true", help=argparse.SUPPRESS)
@@ -520,6 +671,21 @@ def main(argv: list[str] | None = None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     if args.soak:
         result = soak(args.clients, args.batches, out / "soak", default_server_command(args.backend))
+        print(json.dumps(result))
+        return 0
+    if args.policy:
+        print_policies(policy_comparison(args, out))
+        return 0
+    if args.scale:
+        db = out / "scale.sqlite"
+        db.unlink(missing_ok=True)
+        with Server(default_server_command("null"), db, "--max-queue", "100000").running() as server:
+            result = scale(server, args.clients, args.batches)
+        print(
+            f"{result['clients']} clients, {result['batches']} batches on the null backend: overhead median "
+            f"{result['median_ms']:.2f} ms, p90 {result['p90_ms']:.2f} ms; "
+            f"{result['batches_per_second']:.0f} batches/s"
+        )
         print(json.dumps(result))
         return 0
 
