@@ -29,11 +29,12 @@ import sys
 import traceback
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, NoReturn, TextIO
+from typing import Any, NoReturn
 
 import networkx as nx
 
 from backends.errors import BackendError, InvalidParameterError
+from backends.progress import ProgressLine
 
 from ..mis.errors import BBQMISError
 from ..mis.graphio import EXTENSIONS, FORMATS, read_graph
@@ -275,33 +276,23 @@ def _sampler_options(args: argparse.Namespace) -> dict[str, Any]:
     return {}
 
 
-class _Progress:
-    """One self-overwriting status line on a terminal; otherwise a line per phase and every 10 s."""
+def progress_view(snapshot: dict[str, Any]) -> dict[str, Any]:
+    """The fields of a search snapshot that the progress line shows, in display order.
 
-    def __init__(self, stream: TextIO) -> None:
-        self.stream = stream
-        self.tty = stream.isatty()
-        self.last = -10.0
-        self.phase = ""
-
-    def __call__(self, state: dict) -> None:
-        if not self.tty and state["elapsed"] - self.last < 10.0 and state["phase"] == self.phase:
-            return
-        self.last, self.phase = state["elapsed"], state["phase"]
-        where = f"component {state['component']}/{state['components']} {state['phase']:<6}"
-        line = f"{where} | {state['elapsed']:8.1f} s | {state['memory_gb']:6.2f} GB"
-        if state["phase"] == "search":
-            bound = "-" if state["bound"] is None else state["bound"]
-            line += (
-                f" | nodes {state['nodes']:>7} | open {state['open']:>6} | colours {state['incumbent']:>3}"
-                f" | bound {bound:>3}"
-            )
-        self.stream.write(("\r" + line) if self.tty else line + "\n")
-        self.stream.flush()
-
-    def close(self) -> None:
-        if self.tty:
-            self.stream.write("\n")
+    >>> progress_view({"phase": "search", "component": 1, "components": 2, "nodes": 40, "open": 3,
+    ...                "incumbent": 5, "bound": 4, "elapsed": 1.0, "memory_gb": 0.1})["gap"]
+    '20%'
+    """
+    view: dict[str, Any] = {
+        "phase": snapshot["phase"],
+        "component": f"{snapshot['component']}/{snapshot['components']}",
+    }
+    if "nodes" in snapshot:
+        colours, bound = snapshot["incumbent"], snapshot["bound"]
+        gap = None if bound is None or not colours else f"{(colours - bound) / colours:.0%}"
+        view |= {"nodes": snapshot["nodes"], "open": snapshot["open"], "colours": colours}
+        view |= {"bound": bound, "gap": gap}
+    return view | {"GB": snapshot["memory_gb"]}
 
 
 def format_result(result: ColoringResult, graph: nx.Graph, sampler: str, backend: str | None) -> str:
@@ -392,26 +383,24 @@ def _run(args: argparse.Namespace, stop: StopRequest) -> int:
         with make_executor(args.executor, args.workers, finish_tasks=False) as executor:
             if executor is None:  # an MPI worker rank: it served tasks until rank 0 finished
                 return 0
-            progress = None if args.quiet else _Progress(sys.stderr)
-            result = color_graph(
-                graph,
-                sampler,
-                executor,
-                time_limit=args.time_limit,
-                node_limit=args.node_limit,
-                memory_limit=args.memory_limit,
-                exact_share=args.exact_share,
-                method=args.method,
-                checkpoint=args.checkpoint,
-                resume=args.resume,
-                checkpoint_interval=args.checkpoint_interval,
-                strategy=args.strategy,
-                exhaustive=not args.heuristic,
-                seed=args.seed,
-                progress=progress,
-            )
-            if progress is not None:
-                progress.close()
+            with ProgressLine(sys.stderr, label="bbqmis", enabled=not args.quiet) as progress:
+                result = color_graph(
+                    graph,
+                    sampler,
+                    executor,
+                    time_limit=args.time_limit,
+                    node_limit=args.node_limit,
+                    memory_limit=args.memory_limit,
+                    exact_share=args.exact_share,
+                    method=args.method,
+                    checkpoint=args.checkpoint,
+                    resume=args.resume,
+                    checkpoint_interval=args.checkpoint_interval,
+                    strategy=args.strategy,
+                    exhaustive=not args.heuristic,
+                    seed=args.seed,
+                    progress=lambda snapshot: progress(progress_view(snapshot)),
+                )
     except (BBQMISError, BackendError, InvalidParameterError, ConnectionError) as exc:
         return _bad_input(exc)
     except Exception as exc:  # a bug, or a worker the system killed

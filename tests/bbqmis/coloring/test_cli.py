@@ -1,3 +1,4 @@
+import itertools
 import json
 import os
 import signal
@@ -42,6 +43,22 @@ def test_progress_line_is_printed(capsys):
     assert main([MYCIEL4, "--sampler", "exact", "--exact-share", "0"]) == 0
     err = capsys.readouterr().err
     assert "nodes" in err and "colours" in err and "bound" in err
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(60)
+def test_a_long_run_in_a_pipe_shows_progress_every_two_seconds_from_its_first():
+    command = [sys.executable, "-m", "bbqmis", "data/graphs/DSJC125.5.col", "--sampler", "exact"]
+    run = subprocess.run([*command, "--time-limit", "6"], capture_output=True, text=True, timeout=50)
+    assert run.returncode == 0, run.stderr
+    stamps = [float(line.rsplit("| ", 1)[1].removesuffix(" s")) for line in run.stderr.splitlines()]
+    assert stamps[0] <= 1.0 and stamps[-1] >= 5.5
+    assert max(later - earlier for earlier, later in itertools.pairwise(stamps)) <= 2.0
+
+
+def test_quiet_silences_progress(capsys):
+    assert main([MYCIEL3, "--sampler", "exact", "--quiet"]) == 0
+    assert capsys.readouterr().err == ""
 
 
 @pytest.mark.parametrize(
