@@ -1,6 +1,13 @@
 """vQPU multiplexing: N concurrent jobs share one (emulated) QPU through the vQPU server.
 
-The experiment of "Three ways to share a QPU" (arXiv:2604.14955) on one machine: for N
+By default, the vQPU paper's experiment (Section 4.3.1, Figures 7 and 8): N concurrent
+``python -m bbqmis`` jobs colouring the same graph, submitted through the single-node
+Slurm of ``examples/slurm`` (each holding one licence, ``--gres``: one GRES), alpha in
+{0, 1, 2, 4}, 10 repeats; see :mod:`vqpu_paper` (``--short``: N in {1, 2}, alpha in
+{0, 2}, one repeat, for CI).
+
+``--synthetic`` runs the earlier synthetic grid instead
+(the experiment of "Three ways to share a QPU", arXiv:2604.14955) on one machine: for N
 in {1, 2, 4, 8} concurrent identical jobs and sleep factor alpha in {0, 1, 2, 4} (each
 job sleeps alpha x quantum time after every circuit, emulating classical work), measure
 
@@ -21,10 +28,17 @@ through ``examples/slurm/submit.sh`` to a Slurm started with ``examples/slurm/st
 client is killed and the server is restarted mid-run; every accepted batch must be
 answered exactly once and the other clients must finish undisturbed.
 
+``--policy`` compares the scheduling policies (one heavy job, several light ones);
+``--scale`` measures the server's overhead per batch and its throughput with many
+client processes on the ``null`` backend.
+
 Examples
 --------
-    python benchmarks/vqpu_multiplexing.py                 # small grid, a few minutes
-    python benchmarks/vqpu_multiplexing.py --full          # R=3 repeats, K=20 circuits
+    python benchmarks/vqpu_multiplexing.py --short          # the paper's experiment, small
+    python benchmarks/vqpu_multiplexing.py                  # the paper's grid, 10 repeats (hours)
+    python benchmarks/vqpu_multiplexing.py --synthetic --full  # synthetic grid, R=3, K=20
+    python benchmarks/vqpu_multiplexing.py --policy
+    python benchmarks/vqpu_multiplexing.py --scale --clients 64 --batches 20
     python benchmarks/vqpu_multiplexing.py --soak --clients 16 --batches 1000
 
 Prints a table and one final JSON line; writes CSV and figures to ``--out``.
@@ -52,6 +66,9 @@ import httpx
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT / "benchmarks"))  # vqpu_paper, also when this file is imported by path
+
+from vqpu_paper import GRAPH  # noqa: E402
 
 from backends.vqpu.report import summarize  # noqa: E402
 from backends.vqpu.store import read_batches  # noqa: E402
@@ -346,6 +363,17 @@ def _scale_client(url: str, index: int, batches: int, barrier, results) -> None:
         results.put((start, time.time(), out))
 
 
+def cpu_seconds(pid: int) -> float:
+    """CPU seconds (user + system) used so far by process ``pid`` and its child processes (Linux)."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    total = 0
+    for process in [pid, *map(int, children)]:
+        fields = Path(f"/proc/{process}/stat").read_text().rsplit(")", 1)[1].split()
+        total += int(fields[11]) + int(fields[12])  # utime, stime
+    return total / ticks
+
+
 def scale(server: Server, clients: int = 64, batches: int = 20) -> dict:
     """Median server overhead per batch and throughput with ``clients`` client processes at once.
 
@@ -364,6 +392,7 @@ def scale(server: Server, clients: int = 64, batches: int = 20) -> dict:
     for process in processes:
         process.start()
     records = [results.get(timeout=600) for _ in processes]
+    cpu = cpu_seconds(server.process.pid)
     for process in processes:
         process.join(timeout=60)
     samples = [x for _, _, xs in records for x in xs]
@@ -374,6 +403,8 @@ def scale(server: Server, clients: int = 64, batches: int = 20) -> dict:
         "median_ms": 1e3 * statistics.median(samples),
         "p90_ms": 1e3 * statistics.quantiles(samples, n=10)[-1],
         "batches_per_second": len(samples) / span,
+        # the server's CPU (decoder process included) per batch, warm-up batches included
+        "server_cpu_ms_per_batch": 1e3 * cpu / (len(samples) + clients),
     }
 
 
@@ -622,20 +653,71 @@ def figures(points: list[dict], out: Path) -> None:
     plt.close(fig)
 
 
+def paper_experiment(args: argparse.Namespace, out: Path) -> int:
+    """The paper's experiment with BBQ-MIS jobs under Slurm: table, CSV, figures, one JSON line."""
+    from vqpu_paper import experiment, figures, table
+
+    from backends.progress import ProgressLine
+
+    with ProgressLine(sys.stderr, label="vqpu paper") as progress:
+        points = experiment(args, out, progress)
+    fields = ["n", "alpha", "repeat", "total_seconds", "baseline_seconds", "ratio", "occupancy"]
+    fields += ["quantum_seconds", "mean_cumulative_queue_seconds", "batches", "runtimes"]
+    with open(out / "vqpu_paper.csv", "w", newline="") as file:
+        writer = csv.DictWriter(file, fields)
+        writer.writeheader()
+        for p in points:
+            writer.writerow({**p, "runtimes": " ".join(f"{r:.3f}" for r in p["runtimes"])})
+    paths = figures(points, Path(args.figures or out))
+    print("\n".join(table(points)))
+
+    def mean(metric: str, n: int, alpha: float) -> float:
+        return statistics.fmean(p[metric] for p in points if p["n"] == n and p["alpha"] == alpha)
+
+    ns = sorted(args.n)
+    print(
+        json.dumps(
+            {
+                "points": len(points),
+                "repeats": args.repeats,
+                "occupancy": {f"{a:g}": [mean("occupancy", n, a) for n in ns] for a in args.alpha},
+                "ratio_at_max_n": {f"{a:g}": mean("ratio", ns[-1], a) for a in args.alpha},
+                "queue_per_job": {
+                    f"{a:g}": [mean("mean_cumulative_queue_seconds", n, a) for n in ns] for a in args.alpha
+                },
+                "n": ns,
+                "csv": str(out / "vqpu_paper.csv"),
+                "figures": [str(p) for p in paths],
+            }
+        )
+    )
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--n", type=int, nargs="+", default=[1, 2, 4, 8], help="concurrent jobs")
-    parser.add_argument("--alpha", type=float, nargs="+", default=[0, 1, 2, 4], help="sleep factors")
-    parser.add_argument("--repeats", type=int, default=1)
+    parser.add_argument("--n", type=int, nargs="+", help="concurrent jobs (default 1 2 4 8)")
+    parser.add_argument("--alpha", type=float, nargs="+", help="sleep factors (default 0 1 2 4)")
+    parser.add_argument("--repeats", type=int, help="repeats (default 10; synthetic 1)")
+    parser.add_argument("--short", action="store_true", help="N 1 2, alpha 0 2, one repeat (for CI)")
+    parser.add_argument("--gres", action="store_true", help="each job holds one GRES instead of a licence")
+    parser.add_argument(
+        "--graph", default=str(GRAPH), help="graph of the colouring jobs (default %(default)s)"
+    )
+    parser.add_argument("--figures", help="directory of the figures (default: --out)")
+    parser.add_argument("--job-timeout", type=float, default=900, help="seconds one point may take")
+    parser.add_argument("--synthetic", action="store_true", help="the synthetic grid instead of BBQ-MIS jobs")
     parser.add_argument("--circuits", type=int, default=8, help="K circuits per job")
     parser.add_argument("--qubits", type=int, default=4)
-    parser.add_argument("--shots", type=int, default=100)
+    parser.add_argument("--shots", type=int, help="shots per circuit (default 256; synthetic 100)")
     parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--latency", type=float, default=0.05, help="emulated device seconds per circuit")
-    parser.add_argument("--backend", default="aer", help="physical backend of the server")
-    parser.add_argument("--full", action="store_true", help="R=3 repeats and K=20 circuits")
+    parser.add_argument(
+        "--latency", type=float, help="emulated device seconds per circuit (default 0.2; synthetic 0.05)"
+    )
+    parser.add_argument("--backend", help="physical backend of the server (default null; synthetic aer)")
+    parser.add_argument("--full", action="store_true", help="synthetic: R=3 repeats and K=20 circuits")
     parser.add_argument("--slurm", action="store_true", help="submit jobs to Slurm (needs SLURM_CONF)")
     parser.add_argument("--workload", help='command run per job, e.g. "python -m bbqmis graph.col"')
     parser.add_argument("--out", default="results/vqpu_multiplexing")
@@ -669,6 +751,16 @@ def main(argv: list[str] | None = None) -> int:
         args.repeats, args.circuits = 3, 20
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
+    paper = not (args.synthetic or args.soak or args.policy or args.scale)
+    if args.repeats is None:
+        args.repeats = 10 if paper and not args.short else 1
+    args.shots = args.shots or (256 if paper else 100)
+    args.latency = args.latency if args.latency is not None else (0.2 if paper else 0.05)
+    args.backend = args.backend or ("null" if paper else "aer")
+    args.n = args.n or ([1, 2] if args.short else [1, 2, 4, 8])
+    args.alpha = args.alpha if args.alpha is not None else ([0, 2] if args.short else [0, 1, 2, 4])
+    if paper:
+        return paper_experiment(args, out)
     if args.soak:
         result = soak(args.clients, args.batches, out / "soak", default_server_command(args.backend))
         print(json.dumps(result))
@@ -684,7 +776,8 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"{result['clients']} clients, {result['batches']} batches on the null backend: overhead median "
             f"{result['median_ms']:.2f} ms, p90 {result['p90_ms']:.2f} ms; "
-            f"{result['batches_per_second']:.0f} batches/s"
+            f"{result['batches_per_second']:.0f} batches/s; "
+            f"server CPU {result['server_cpu_ms_per_batch']:.2f} ms/batch"
         )
         print(json.dumps(result))
         return 0

@@ -12,6 +12,8 @@ import os
 import sys
 from typing import NoReturn
 
+from backends.errors import BackendError
+
 __all__ = ["main"]
 
 EXAMPLES = """\
@@ -284,6 +286,9 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, FileNotFoundError) as exc:
         print(f"python -m backends.vqpu {args.command}: error: {exc}", file=sys.stderr)
         return 2
+    except BackendError as exc:  # refused by the server (a quota, a limit) or unreachable
+        print(f"python -m backends.vqpu {args.command}: error: {exc}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

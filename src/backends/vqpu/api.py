@@ -157,7 +157,13 @@ class VQPUSession:
         BackendError
             If the execution failed on the server.
         """
-        batch = self.result(self.submit(circuits, shots, seed)["id"])
+        body = {"key": uuid.uuid4().hex, "circuits": circuits, "shots": shots, "seed": seed}
+        # submit and wait in one round trip; a server that ignores ``wait`` answers at once
+        batch = self.request(
+            "POST", "/batches", json=body, params={"wait": self.poll}, timeout=self.timeout + self.poll
+        )
+        if batch["status"] not in ("done", "failed"):
+            batch = self.result(batch["id"])
         if batch["status"] == "failed":
             reason = batch["error"] or ""
             if reason.startswith("quota_exceeded: "):  # the quota ran out while the batch was queued

@@ -12,9 +12,11 @@ HTTP API (every call needs ``Authorization: Bearer <token>`` unless the server r
 in open mode; errors are JSON ``{"error": code, "detail": message}``):
 
 ``POST /batches``
-    Body ``{"key": str, "circuits": base64 QPY, "shots": int, "seed": int | null}``.
-    Answers 202 with the batch (``id``, ``status``...) for a new key, 200 with the
-    same batch for a key the job used before (nothing runs twice); 403
+    Body ``{"key": str, "circuits": base64 QPY, "shots": int, "seed": int | null}``;
+    optional query ``wait=S`` (seconds): answer only once the batch finished, or after
+    ``S`` seconds (submit and long poll in one round trip). Answers 202 with the batch
+    (``id``, ``status``...) for a new key, 200 with the same batch for a key the job
+    used before (nothing runs twice); 403
     ``quota_exceeded`` once the job or its user has used its quantum-second quota.
 ``GET /batches/{id}?wait=S``
     The batch, waiting up to ``S`` seconds (long poll) for it to finish; once
@@ -260,20 +262,23 @@ def _add_error_handlers(app: FastAPI) -> None:
 def _add_routes(app: FastAPI, service: VQPUService) -> None:
     """``POST /batches``, ``GET /batches/{id}``, ``/health``, ``/status``, ``/metrics``; all need a token."""
 
-    def caller_of(request: Request) -> Caller:
+    async def caller_of(request: Request) -> Caller:  # async: no thread hop per request
         return service.caller_of(request.headers)
 
     Job = Annotated[Caller, Depends(caller_of)]
     Wait = Annotated[float, Query(ge=0.0, allow_inf_nan=False, description=f"seconds, at most {MAX_WAIT:g}")]
 
     @app.post("/batches", status_code=202, response_model=None)
-    def submit(body: BatchIn, job: Job) -> dict[str, Any] | JSONResponse:
-        view, created = service.submit(job, body)
-        return view if created else JSONResponse(view, status_code=200)
+    async def submit(body: BatchIn, job: Job, wait: Wait = 0.0) -> JSONResponse:
+        view, created = await asyncio.to_thread(service.submit, job, body)
+        if wait > 0:  # submit and result in one round trip
+            view = await service.result(job.job, view["id"], wait)
+        # JSONResponse directly: the views are plain JSON, FastAPI's encoder would only cost time
+        return JSONResponse(view, status_code=202 if created else 200)
 
     @app.get("/batches/{batch_id}", response_model=None)
-    async def result(batch_id: int, job: Job, wait: Wait = 0.0) -> dict[str, Any]:
-        return await service.result(job.job, batch_id, wait)
+    async def result(batch_id: int, job: Job, wait: Wait = 0.0) -> JSONResponse:
+        return JSONResponse(await service.result(job.job, batch_id, wait))
 
     @app.get("/health", response_model=None)
     def health(job: Job) -> dict[str, Any]:

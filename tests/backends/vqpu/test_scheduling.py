@@ -8,6 +8,7 @@ import httpx
 import pytest
 from vqpu_helpers import ghz, serve
 
+from backends import get_backend
 from backends.vqpu.__main__ import main
 from backends.vqpu.accounting import Quotas
 from backends.vqpu.api import QuotaExceededError, VQPUSession
@@ -19,12 +20,13 @@ PAYLOAD = encode_circuits([ghz(2)])
 
 
 @pytest.mark.timeout(60)
-def test_quotas_run_out_per_job_and_per_user(physical, tmp_path, capsys):
+def test_quotas_run_out_per_job_and_per_user(tmp_path, capsys):
     tokens = tmp_path / "tokens.txt"
     tokens.write_text("job-a secret-a alice\njob-b secret-b alice\njob-c secret-c carol\n")
     quotas = Quotas(job_seconds=0.25, user_seconds=0.45)
     db = tmp_path / "db.sqlite"
-    with serve(physical, db, tokens=tokens, latency=0.1, quotas=quotas) as (_, url):
+    device = get_backend("null:5")  # device time is exactly the latency: 0.1 s per batch
+    with serve(device, db, tokens=tokens, latency=0.1, quotas=quotas) as (_, url):
         a, b, c = (VQPUSession(url, token=f"secret-{x}") for x in "abc")
         for _ in range(3):  # 0.1 s each: the third brings job-a to >= 0.3 s
             a.execute(PAYLOAD, 10)

@@ -195,3 +195,20 @@ def test_concurrent_clients_each_get_their_own_results(physical, tmp_path):
     for batches in results.values():
         assert [len(next(iter(b["counts"][0]))) for b in batches] == [1, 2, 3, 1]
     assert len(read_batches(tmp_path / "db.sqlite")) == 16
+
+
+def test_a_submission_can_wait_for_its_result(physical, tmp_path):
+    body = {"key": "w1", "circuits": PAYLOAD, "shots": 10, "seed": 1}
+    with serve(physical, tmp_path / "db.sqlite", latency=0.2) as (_, url):
+        headers = {"X-VQPU-Job": "w"}
+        first = httpx.post(f"{url}/batches", params={"wait": 10}, json=body, headers=headers, timeout=20)
+        again = httpx.post(f"{url}/batches", params={"wait": 10}, json=body, headers=headers, timeout=20)
+        short = httpx.post(
+            f"{url}/batches", params={"wait": 0.01}, json={**body, "key": "w2"}, headers=headers, timeout=20
+        )
+    assert first.status_code == 202 and first.json()["status"] == "done"
+    assert sum(first.json()["counts"][0].values()) == 10
+    assert again.status_code == 200 and again.json() == first.json()  # the same batch, not run twice
+    assert short.status_code == 202 and short.json()["status"] in ("queued", "running")
+    [stored, _] = read_batches(tmp_path / "db.sqlite")
+    assert stored.fetched == 2 and stored.runs == 1
