@@ -1,7 +1,8 @@
 """Cut-sampling accuracy and reconstruction speed on (K, d)-clustered graphs.
 
-Usage: ``python benchmarks/cutting.py [--shots 4000] [--seeds 4]``. Prints a table and, last,
-one JSON line with every number.
+Usage: ``python benchmarks/cutting.py [--shots 4000] [--seeds 4] [--quiet]``. Prints a table and,
+last, one JSON line with every number; progress (case, seed, subexperiments bound and run) goes
+to stderr unless ``--quiet``.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from qiskit_addon_cutting import reconstruct_expectation_values  # noqa: E402
 
 import cutting  # noqa: E402
 from backends import get_backend  # noqa: E402
+from backends.progress import ProgressLine  # noqa: E402
 from bbqmis import qaoa  # noqa: E402
 from bbqmis.mis.classical import maximum_independent_set  # noqa: E402
 from bbqmis.mis.problem import MISProblem  # noqa: E402
@@ -33,8 +35,9 @@ CASES = {  # name: (num_clusters, K, d, max_qubits); 9-12 vertices
 
 
 def exact_distribution(problem, angles):
-    circuit, (gamma, beta) = qaoa.circuit(problem, measure=False)
-    return Statevector(circuit.assign_parameters({gamma: angles.gamma, beta: angles.beta})).probabilities()
+    circuit = qaoa.circuit(problem, measure=False)
+    bound = circuit.assign_parameters({"gamma": angles.gamma, "beta": angles.beta})
+    return Statevector(bound).probabilities()
 
 
 def p_optimal(problem, distribution):
@@ -52,7 +55,7 @@ def energy_terms(problem):
     return PauliList(["".join("Z" if q in s else "I" for q in reversed(range(n))) for s in supports])
 
 
-def run_case(name, shots, seeds, backend):
+def run_case(name, shots, seeds, backend, progress):
     k, size, d, max_qubits = CASES[name]
     problem = MISProblem(cutting.kd_clustered_graph(k, size, d, 0.8, 0.3, seed=4))
     plan = cutting.cut_qaoa(problem, max_qubits)
@@ -60,7 +63,10 @@ def run_case(name, shots, seeds, backend):
     exact = exact_distribution(problem, angles)
     rows = []
     for seed in range(seeds):
-        results = cutting.run_subexperiments(plan, angles, backend, shots, seed=seed)
+        where = {"case": name, "seed": seed}
+        results = cutting.run_subexperiments(
+            plan, angles, backend, shots, seed=seed, progress=lambda s, where=where: progress({**where, **s})
+        )
         estimate = cutting.energy(plan, results)
         sampled = cutting.draw(plan, results, 1_000_000, seed=seed)
         v = np.zeros(exact.size)
@@ -111,9 +117,11 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--shots", type=int, default=4000)
     parser.add_argument("--seeds", type=int, default=4)
+    parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
     args = parser.parse_args()
     backend = get_backend("aer")
-    cases = [run_case(name, args.shots, args.seeds, backend) for name in CASES]
+    with ProgressLine(sys.stderr, label="cutting", enabled=not args.quiet) as progress:
+        cases = [run_case(name, args.shots, args.seeds, backend, progress) for name in CASES]
     one = next(c for c in cases if c["case"] == "1cut-11")
     two = next(c for c in cases if c["case"] == "2cuts-11")
     variance_ratio = (two["standard_error"] / one["standard_error"]) ** 2

@@ -9,7 +9,9 @@ True
 bitstrings over all classical bits in qiskit order (clbit 0 rightmost), and appends
 one :class:`TimingRecord` to ``backend.timings``; ``backend.execute`` returns the
 counts with that record, and :func:`record_timings` collects the records of a block of
-code. This package is the lowest layer: it imports nothing from ``bbqmis``, ``cutting``
+code. :func:`get_sampler` and :func:`get_qiskit_backend` make any backend a Qiskit
+``SamplerV2`` or ``BackendV2``, so programs written against Qiskit run on it unchanged.
+This package is the lowest layer: it imports nothing from ``bbqmis``, ``cutting``
 or ``clustagg``, and holds what they all share, the project-wide
 :class:`InvalidParameterError` and the checks of :mod:`backends.validation`.
 """
@@ -24,6 +26,8 @@ from backends.errors import (
     MissingTokenError,
     UnknownBackendError,
 )
+from backends.qiskit_backend import QiskitBackend, get_qiskit_backend
+from backends.qiskit_sampler import Sampler, get_sampler
 from backends.registry import BACKENDS, SPEC_FORMS, get_backend, shared_backend
 from backends.timing import TimingRecord, read_jsonl, record_timings, summarize, write_jsonl
 
@@ -34,6 +38,10 @@ __all__ = [
     "Run",
     "get_backend",
     "shared_backend",
+    "get_sampler",
+    "get_qiskit_backend",
+    "Sampler",
+    "QiskitBackend",
     "record_timings",
     "BACKENDS",
     "SPEC_FORMS",

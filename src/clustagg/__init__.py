@@ -4,11 +4,12 @@ Round by round, k-means, DBSCAN and single-linkage clusterings propose candidate
 clusters; the heaviest set of non-overlapping candidates (an MWIS QUBO solved by
 annealing, exactly, or by QAOA) becomes one clustering, scored by its silhouette; the loop
 stops above a threshold and keeps the best round. :func:`run` is the entry point, and
-``python -m clustagg`` the command line.
+``python -m clustagg`` the command line. :mod:`clustagg.silhouette` computes the exact
+silhouette over all points; :mod:`clustagg.reference` replays the reference application's run.
 """
 
 from .aggregate import Candidates, assign_labels, conflict_graph, mwis_problem, score
-from .clusterers import ALGORITHMS, GridDBSCAN, draw_parameters, fit_labels
+from .clusterers import ALGORITHMS, GridDBSCAN, SingleLinkage, draw_parameters, fit_labels
 from .data import make_reference_points, parse_points, read_points
 from .errors import ClustAggError, DataFormatError, InvalidParameterError, StepInputError
 from .runner import MODES, AggregationResult, Timeline, run
@@ -27,6 +28,7 @@ __all__ = [
     "GridDBSCAN",
     "InvalidParameterError",
     "QAOASolver",
+    "SingleLinkage",
     "StepInputError",
     "Timeline",
     "assign_labels",

@@ -23,13 +23,13 @@ from typing import Any
 import networkx as nx
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from sklearn.metrics import silhouette_score
 
 from backends.validation import check_positive_int
 from bbqmis.mis.problem import MISProblem
 
 from ._validation import check_points, check_round_seed
 from .errors import InvalidParameterError
+from .silhouette import silhouette_score
 
 __all__ = ["Candidates", "assign_labels", "conflict_graph", "mwis_problem", "score"]
 
@@ -205,8 +205,10 @@ def score(
     labels : ndarray of shape (n_samples,)
     sample_size : int or None, default=20000
         Points in the seeded sample (within about 0.001 of the exact score on the reference
-        data); ``None`` for the exact score. Both are computed by scikit-learn in blocks
-        of bounded memory, never as a full n x n matrix.
+        data; the sample scikit-learn's ``silhouette_score`` draws with ``random_state=seed``);
+        ``None`` for the exact score over all points. Both are computed by
+        :func:`clustagg.silhouette.silhouette_score`, in chunks of bounded memory, never as a
+        full n x n matrix.
     seed : int, default=0
 
     Returns
@@ -219,6 +221,4 @@ def score(
         sample_size = check_positive_int(sample_size, "sample_size")
     if len(np.unique(labels)) < 2:
         return -1.0
-    if sample_size is not None and sample_size >= len(X):
-        sample_size = None
-    return float(silhouette_score(X, labels, sample_size=sample_size, random_state=check_round_seed(seed)))
+    return silhouette_score(X, labels, sample_size=sample_size, seed=check_round_seed(seed))

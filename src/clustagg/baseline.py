@@ -8,6 +8,7 @@ clusterings itself. Node-seconds are ``ranks * wall``.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -15,7 +16,6 @@ from numpy.typing import ArrayLike, NDArray
 
 from . import steps
 from ._validation import check_points
-from .clusterers import draw_parameters
 from .loop import LoopSettings, LoopState
 from .mpi import idle_barrier, world
 from .result import AggregationResult, collect_result
@@ -57,24 +57,31 @@ def run_baseline(
     if comm is None:
         comm = world()
     timeline = Timeline(floor=comm.size)
+    if comm.rank != 0:
+        loop = dataclasses.replace(loop, progress=None)  # rank 0 reports
     X = comm.bcast(check_points(points) if comm.rank == 0 else None, root=0)
     state = LoopState()
     best: NDArray[np.int32] | None = None  # set on rank 0 by the first round
     for i in range(loop.max_iter):
+        parameters = loop.parameters(seed + i)
+        loop.report(i, "cluster", state)
         with timeline.phase(i, "cluster", comm.size):
-            candidates = steps.cluster(X, seed + i, comm)
+            candidates = steps.cluster(X, seed + i, comm, parameters=parameters)
         stop = None
         if candidates is not None:  # rank 0
+            loop.report(i, "quantum", state)
             with timeline.phase(i, "quantum", comm.size):
                 selection = steps.aggregate(candidates, solver, seed + i, quantum_delay=loop.quantum_delay)
+            loop.report(i, "score", state)
             with timeline.phase(i, "score", comm.size):
                 labels, silhouette = steps.score_round(X, candidates, selection, sample_size=loop.sample_size)
-            if state.update(silhouette, selection, draw_parameters(seed + i)):
+            if state.update(silhouette, selection, parameters):
                 best = labels
             stop = state.done(loop.threshold, loop.max_iter)
         idle_barrier(comm)  # ranks 1.. sleep through the quantum and score steps
         if comm.bcast(stop, root=0):
             break
+    loop.report(i, "done", state)
     result = None
     if best is not None:  # rank 0
         result = collect_result(best, state, timeline, "baseline", seed)

@@ -1,13 +1,19 @@
 """Command line: ``python -m clustagg {run,workflow,cluster,aggregate,score,generate}``.
 
-Exit status 0 on success, 2 with a one-line reason on bad input.
+``run`` and ``workflow`` show the phase of every round on stderr
+(:class:`backends.progress.ProgressLine`: live on a terminal, plain lines in a pipe;
+``--quiet`` silences it); ``--help`` shows every default and examples. Exit status: 0 on
+success, 1 on an internal failure, 2 on bad input or environment, 130 when interrupted,
+each failure with a one-line reason on stderr.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 import json
 import logging
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -16,9 +22,12 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import numpy as np
 from numpy.typing import NDArray
 
+from backends.progress import ProgressLine
+
 from . import steps
 from .data import REFERENCE_SAMPLES, make_reference_points, read_points
 from .errors import ClustAggError, InvalidParameterError
+from .reference import check_reference_run
 from .runner import MODES, run
 from .solvers import SOLVERS, get_solver
 
@@ -29,21 +38,59 @@ if TYPE_CHECKING:
 
 __all__ = ["main"]
 
-EXAMPLES = """\
-examples:
+#: Examples shown by ``--help``, per subcommand (the top level shows them all).
+EXAMPLES = {
+    "run": """\
   python -m clustagg run --n-samples 5000 --seed 1 --json result.json --plot clusters.png
+  python -m clustagg run --reference --plot reference.png      # the reference run, 80,000 points
+  python -m clustagg run --n-samples 20000 --exact-silhouette --quiet
   mpiexec -n 3 python -m clustagg run --points data.csv --quantum-delay 2
-  python -m clustagg run --mode malleable --n-samples 5000
-  python -m clustagg workflow --n-samples 5000 --workdir wf/
+  python -m clustagg run --mode malleable --n-samples 5000 --workdir ckpt/
   python -m clustagg run --solver qaoa --backend aer --max-qubits 20 --n-samples 2000
-
-workflow steps (what workflow and examples/clustagg/workflow.cwl run per round, seed + round):
+""",
+    "workflow": """\
+  python -m clustagg workflow --n-samples 5000 --workdir wf/
+  python -m clustagg workflow --points points.csv --cluster-processes 1 --workdir wf/ --json result.json
+""",
+    "generate": """\
   python -m clustagg generate --n-samples 5000 --out points.csv
+""",
+    "cluster": """\
   mpiexec -n 3 python -m clustagg cluster --points points.csv --seed 0 --out clusters.npz
+  python -m clustagg cluster --points points.csv --seed 0 --out clusters.npz
+""",
+    "aggregate": """\
   python -m clustagg aggregate --clusters clusters.npz --seed 0 --out selection.json
+  python -m clustagg aggregate --clusters clusters.npz --seed 0 --out selection.json --solver exact
+""",
+    "score": """\
   python -m clustagg score --points points.csv --clusters clusters.npz --selection selection.json \\
       --seed 0 --out score.json --labels-out labels.npy
+""",
+}
+
+EXIT_STATUS = """\
+exit status:
+  0  success: the best clustering found (also when --max-iter ends the loop below --threshold)
+  1  internal failure (one line on stderr)
+  2  bad input or environment: a bad option, unreadable points, a step input of another round,
+     no mpiexec for the malleable mode (one line on stderr naming the file, line or option)
+  130  interrupted (Ctrl-C)
 """
+
+
+def _epilog(*commands: str) -> str:
+    """The examples of ``commands`` and the exit statuses, for an ``--help`` epilog."""
+    return "examples:\n" + "".join(EXAMPLES[c] for c in commands) + "\n" + EXIT_STATUS
+
+
+class _HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
+    """Epilogs as written; option defaults appended to their help (except None and False)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        if action.default is None or action.default is False or action.required:
+            return action.help
+        return super()._get_help_string(action)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -56,13 +103,11 @@ class _Parser(argparse.ArgumentParser):
 
 def _solver_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("solver")
-    group.add_argument(
-        "--solver", choices=sorted(SOLVERS), default="anneal", help="MWIS solver (default: anneal)"
-    )
+    group.add_argument("--solver", choices=sorted(SOLVERS), default="anneal", help="MWIS solver")
     group.add_argument("--backend", help="backend spec for --solver qaoa (default: aer)")
     group.add_argument("--shots", type=int, help="QAOA shots (default: 1024)")
     group.add_argument(
-        "--max-qubits", type=int, help="QAOA width limit; wider graphs fall back to annealing (20)"
+        "--max-qubits", type=int, help="QAOA width limit; wider graphs are cut or annealed (default: 20)"
     )
     group.add_argument("--num-reads", type=int, help="annealing reads (default: 50)")
     group.add_argument(
@@ -87,36 +132,45 @@ def _solver_options(args: argparse.Namespace) -> dict[str, Any]:
 
 def _silhouette_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_mutually_exclusive_group()
+    group.add_argument("--sample-size", type=int, default=20000, help="silhouette sample size")
     group.add_argument(
-        "--sample-size", type=int, default=20000, help="silhouette sample size (default: 20000)"
+        "--exact-silhouette", action="store_true", help="exact silhouette over all points (numba, every core)"
     )
-    group.add_argument("--exact-silhouette", action="store_true", help="exact silhouette over all points")
+
+
+def _add_parser(
+    commands: argparse._SubParsersAction[_Parser], name: str, text: str, *examples: str
+) -> argparse.ArgumentParser:
+    """Add subcommand ``name`` with help ``text``, shown defaults and its examples."""
+    parser: argparse.ArgumentParser = commands.add_parser(
+        name,
+        help=text,
+        description=text,
+        epilog=_epilog(*(examples or (name,))),
+        formatter_class=_HelpFormatter,
+    )
+    return parser
 
 
 def _add_loop_command(commands: argparse._SubParsersAction[_Parser], name: str, text: str) -> None:
     """Add ``run`` or ``workflow``: the whole loop, with its data, loop and mode options."""
-    sub = commands.add_parser(
-        name,
-        help=text,
-        description=text,
-        epilog=EXAMPLES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    sub = _add_parser(commands, name, text)
     source = sub.add_mutually_exclusive_group()
     source.add_argument("--points", type=Path, help="CSV (x,y,... per line, optional header) or .npy")
     source.add_argument(
-        "--n-samples",
-        type=int,
-        default=REFERENCE_SAMPLES,
-        help=f"size of the generated reference data (default: {REFERENCE_SAMPLES})",
+        "--n-samples", type=int, default=REFERENCE_SAMPLES, help="size of the generated reference data"
     )
     if name == "run":
+        sub.add_argument("--mode", choices=MODES, default="baseline", help="resource mode")
         sub.add_argument(
-            "--mode", choices=MODES, default="baseline", help="resource mode (default: baseline)"
+            "--reference",
+            action="store_true",
+            help="replay the reference application's run: its parameters per round, k-means to "
+            "convergence, on the 80,000 reference points (baseline mode, seed 0)",
         )
-    sub.add_argument("--seed", type=int, default=0, help="run seed; round i uses seed + i (default: 0)")
-    sub.add_argument("--threshold", type=float, default=0.8, help="stop above this silhouette (default: 0.8)")
-    sub.add_argument("--max-iter", type=int, default=10, help="at most this many rounds (default: 10)")
+    sub.add_argument("--seed", type=int, default=0, help="run seed; round i uses seed + i")
+    sub.add_argument("--threshold", type=float, default=0.8, help="stop after a round above this silhouette")
+    sub.add_argument("--max-iter", type=int, default=10, help="at most this many rounds")
     _solver_arguments(sub)
     _silhouette_arguments(sub)
     sub.add_argument("--workdir", type=Path, help="files of the malleable/workflow modes (resumable)")
@@ -125,31 +179,32 @@ def _add_loop_command(commands: argparse._SubParsersAction[_Parser], name: str, 
         "--cluster-processes", type=int, default=3, help="MPI processes of the workflow cluster step"
     )
     sub.add_argument("--json", type=Path, help="write the AggregationResult as JSON")
-    sub.add_argument("--plot", type=Path, help="save a scatter plot of the chosen clustering")
+    sub.add_argument("--plot", type=Path, help="draw the chosen clustering (.png, .pdf or .svg)")
+    sub.add_argument("--quiet", action="store_true", help="no progress on stderr")
 
 
 def _add_step_commands(commands: argparse._SubParsersAction[_Parser]) -> None:
     """Add ``generate`` and the three workflow steps ``cluster``, ``aggregate`` and ``score``."""
-    sub = commands.add_parser("generate", help="write the reference data as CSV")
-    sub.add_argument("--n-samples", type=int, default=REFERENCE_SAMPLES)
-    sub.add_argument("--out", type=Path, required=True)
+    sub = _add_parser(commands, "generate", "write the reference data as CSV")
+    sub.add_argument("--n-samples", type=int, default=REFERENCE_SAMPLES, help="number of points")
+    sub.add_argument("--out", type=Path, required=True, help="CSV file")
 
-    sub = commands.add_parser("cluster", help="step 1: the three base clusterings (one per MPI rank)")
-    sub.add_argument("--points", type=Path, required=True)
-    sub.add_argument("--seed", type=int, required=True)
+    sub = _add_parser(commands, "cluster", "step 1: the three base clusterings (one per MPI rank)")
+    sub.add_argument("--points", type=Path, required=True, help="CSV or .npy points")
+    sub.add_argument("--seed", type=int, required=True, help="the round's seed (run seed + round)")
     sub.add_argument("--out", type=Path, required=True, help="clusters .npz")
 
-    sub = commands.add_parser("aggregate", help="step 2: MWIS over the candidate clusters (the quantum step)")
-    sub.add_argument("--clusters", type=Path, required=True)
-    sub.add_argument("--seed", type=int, required=True)
+    sub = _add_parser(commands, "aggregate", "step 2: MWIS over the candidate clusters (the quantum step)")
+    sub.add_argument("--clusters", type=Path, required=True, help="clusters .npz of the cluster step")
+    sub.add_argument("--seed", type=int, required=True, help="the round's seed")
     sub.add_argument("--out", type=Path, required=True, help="selection .json")
     _solver_arguments(sub)
 
-    sub = commands.add_parser("score", help="step 3: labels, silhouette and the loop state")
-    sub.add_argument("--points", type=Path, required=True)
-    sub.add_argument("--clusters", type=Path, required=True)
-    sub.add_argument("--selection", type=Path, required=True)
-    sub.add_argument("--seed", type=int, required=True)
+    sub = _add_parser(commands, "score", "step 3: labels, silhouette and the loop state")
+    sub.add_argument("--points", type=Path, required=True, help="CSV or .npy points")
+    sub.add_argument("--clusters", type=Path, required=True, help="clusters .npz of the cluster step")
+    sub.add_argument("--selection", type=Path, required=True, help="selection .json of the aggregate step")
+    sub.add_argument("--seed", type=int, required=True, help="the round's seed")
     sub.add_argument("--out", type=Path, required=True, help="score .json (loop state)")
     sub.add_argument("--labels-out", type=Path, required=True, help="best labels so far (.npy)")
     sub.add_argument("--previous", type=Path, help="previous round's score .json")
@@ -159,12 +214,15 @@ def _add_step_commands(commands: argparse._SubParsersAction[_Parser]) -> None:
 
 def _build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
-        prog="python -m clustagg",
+        prog="clustagg" if Path(sys.argv[0]).name == "clustagg" else "python -m clustagg",
         description="Clustering aggregation: k-means, DBSCAN and single linkage combined by a "
         "maximum-weight independent set (annealing, exact or QAOA), looped until the silhouette "
         "exceeds a threshold.",
-        epilog=EXAMPLES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=_epilog(*EXAMPLES),
+        formatter_class=_HelpFormatter,
+    )
+    parser.add_argument(
+        "--version", action="version", version=f"%(prog)s {importlib.metadata.version('bbqmis')}"
     )
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     _add_loop_command(commands, "run", "run the whole loop")
@@ -177,19 +235,54 @@ def _points(args: argparse.Namespace) -> NDArray[np.float64]:
     return read_points(args.points) if args.points is not None else make_reference_points(args.n_samples)
 
 
+def _check_output(path: Path | None, option: str) -> None:
+    """Refuse an output that cannot be written, before any long work."""
+    if path is None:
+        return
+    parent = path.parent
+    if path.is_dir():
+        raise InvalidParameterError(f"{option} {path}: is a directory")
+    if not parent.is_dir():
+        raise InvalidParameterError(f"{option} {path}: directory {parent} does not exist")
+    if not os.access(parent, os.W_OK):
+        raise InvalidParameterError(f"{option} {path}: directory {parent} is not writable")
+
+
+def _check_loop_arguments(args: argparse.Namespace) -> None:
+    """Checks of ``run``/``workflow`` arguments that argparse cannot make."""
+    _check_output(args.json, "--json")
+    _check_output(args.plot, "--plot")
+    if args.plot is not None:
+        from .plotting import PLOT_FORMATS
+
+        if args.plot.suffix.lstrip(".").lower() not in PLOT_FORMATS:
+            raise InvalidParameterError(
+                f"--plot {args.plot}: format must be one of {', '.join(sorted(PLOT_FORMATS))} (by suffix), "
+                f"got {args.plot.suffix or 'no suffix'}"
+            )
+    if getattr(args, "reference", False):
+        if args.points is not None or args.n_samples != REFERENCE_SAMPLES:
+            raise InvalidParameterError(
+                f"--reference replays the run on the {REFERENCE_SAMPLES} reference points; "
+                "drop --points and --n-samples"
+            )
+        check_reference_run(args.mode, args.seed, args.max_iter)
+
+
 def _read_inputs(
     args: argparse.Namespace, comm: MPI.Intracomm | None
 ) -> tuple[dict[str, Any], NDArray[np.float64] | None]:
     """Solver options (on every rank) and points (on rank 0; None elsewhere).
 
-    Rank 0 reads them and broadcasts the options, or the reason it could not read them,
-    so that every rank fails alike.
+    Rank 0 checks the arguments and outputs, reads the points and broadcasts the options,
+    or the reason it could not, so that every rank fails alike.
     """
     error: str | None = None
     options: dict[str, Any] = {}
     points = None
     if comm is None or comm.rank == 0:
         try:
+            _check_loop_arguments(args)
             options = _solver_options(args)
             points = _points(args)
         except ValueError as exc:
@@ -204,22 +297,26 @@ def _read_inputs(
 def _report(
     args: argparse.Namespace, mode: str, result: AggregationResult, points: NDArray[np.float64]
 ) -> None:
-    """Write ``--json`` and ``--plot`` if asked, and print a one-line summary."""
+    """Write ``--json`` and ``--plot`` (atomically) if asked, and print a one-line summary."""
     if args.json:
-        args.json.write_text(json.dumps(result.to_json()))
+        steps.save_json(args.json, result.to_json())
     if args.plot:
         from .plotting import plot_clustering
 
         winners = sorted({c["algorithm"] for c in result.chosen_clusters})
-        plot_clustering(
-            points,
-            result.labels,
+        title = (
+            f"silhouette {result.silhouette:.3f}, round {result.best_iteration + 1}, "
+            f"{len(result.chosen_clusters)} clusters ({'+'.join(winners)})"
+        )
+        steps.atomic_write(
             args.plot,
-            title=f"silhouette {result.silhouette:.3f}, round {result.best_iteration} ({'+'.join(winners)})",
+            lambda handle: plot_clustering(
+                points, result.labels, handle, title=title, format=args.plot.suffix.lstrip(".").lower()
+            ),
         )
     scores = ", ".join(f"{s:.3f}" for s in result.iterations)
     print(
-        f"{mode}: silhouette {result.silhouette:.3f} at round {result.best_iteration} "
+        f"{mode}: silhouette {result.silhouette:.3f} at round {result.best_iteration + 1} "
         f"from {len(result.chosen_clusters)} clusters; rounds [{scores}]; "
         f"wall {result.wall_seconds:.2f} s, {result.node_seconds:.2f} node-s"
     )
@@ -234,21 +331,25 @@ def _run(args: argparse.Namespace) -> None:
 
         comm = world()
     options, points = _read_inputs(args, comm)
-    result = run(
-        points,
-        mode,
-        args.solver,
-        args.seed,
-        threshold=args.threshold,
-        max_iter=args.max_iter,
-        quantum_delay=args.quantum_delay,
-        sample_size=None if args.exact_silhouette else args.sample_size,
-        solver_options=options,
-        workdir=args.workdir,
-        workers=args.workers,
-        cluster_processes=args.cluster_processes,
-        comm=comm,
-    )
+    rank0 = points is not None
+    with ProgressLine(label=f"clustagg {mode}", enabled=rank0 and not args.quiet) as progress:
+        result = run(
+            points,
+            mode,
+            args.solver,
+            args.seed,
+            threshold=args.threshold,
+            max_iter=args.max_iter,
+            quantum_delay=args.quantum_delay,
+            sample_size=None if args.exact_silhouette else args.sample_size,
+            reference=getattr(args, "reference", False),
+            progress=progress,
+            solver_options=options,
+            workdir=args.workdir,
+            workers=args.workers,
+            cluster_processes=args.cluster_processes,
+            comm=comm,
+        )
     if points is not None:  # rank 0
         _report(args, mode, result, points)
 
@@ -300,16 +401,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     Returns
     -------
     int
-        0 on success, 2 on bad input (with a one-line reason on stderr).
+        0 on success, 1 on an internal failure, 2 on bad input or environment, 130 when
+        interrupted; every failure with a one-line reason on stderr (see ``--help``).
     """
-    args = _build_parser().parse_args(argv)
+    parser = _build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help or --version (0), or a bad option: one line was written (2)
+        return exc.code if isinstance(exc.code, int) else 2
     logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s")
+    where = f"{parser.prog} {args.command}"
     try:
         if args.command in ("run", "workflow"):
             _run(args)
         else:
             _step(args)
     except (ValueError, ClustAggError) as error:
-        print(f"python -m clustagg {args.command}: error: {error}".splitlines()[0], file=sys.stderr)
+        print(f"{where}: error: {error}".splitlines()[0], file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print(f"{where}: interrupted", file=sys.stderr)
+        return 130
+    except Exception as error:  # noqa: BLE001 - any other failure is ours: one line, status 1
+        print(f"{where}: internal error: {type(error).__name__}: {error}".splitlines()[0], file=sys.stderr)
+        return 1
     return 0

@@ -12,8 +12,10 @@ scikit-learn's ``DBSCAN`` stores every point's neighbourhood: at ``eps=4.47`` on
 80,000 reference points that is about 10,000 neighbours per point and 9 GB.
 :class:`GridDBSCAN` gives the same clusters without any neighbourhood list:
 
-1. core points from neighbour *counts* (``KDTree.query_radius(count_only=True)``, in
-   chunks; whole tree nodes inside the ball are counted without visiting their points);
+1. core points from neighbour *counts*: on a grid of side ``eps / sqrt(d)`` a cell of at
+   least ``min_samples`` points holds core points only; the points of sparser cells are
+   counted with ``KDTree.query_radius(count_only=True)``, in chunks (whole tree nodes
+   inside the ball are counted without visiting their points);
 2. core points are put on a grid of side ``eps / sqrt(d)``, so two core points in the
    same cell are within ``eps``: each cell is connected. Two cells near enough to hold
    points within ``eps`` are joined (union-find) when a dual-tree pair count
@@ -25,12 +27,16 @@ their first core point, like scikit-learn. The one documented difference: a bord
 point within ``eps`` of two clusters joins its *nearest* core point's cluster, whereas
 scikit-learn gives it to whichever cluster's expansion reaches it first.
 
-Single linkage uses ``AgglomerativeClustering(linkage="single")``. Without a connectivity
-graph its minimum spanning tree takes O(n) memory but O(n^2) time (about 26 s on the
-reference data). In 2-D and 3-D, :func:`delaunay_graph` gives it the Delaunay edges as
-connectivity: the Euclidean minimum spanning tree is a subgraph of the Delaunay
-triangulation, so the clusters are exactly those of full single linkage, in O(n log n)
-(about 1.5 s). scipy's ``linkage`` would need the full distance matrix: it is never used.
+Single linkage (:class:`SingleLinkage`) cuts the ``k - 1`` longest edges of the
+Euclidean minimum spanning tree. In 2-D and 3-D that tree is a subgraph of the Delaunay
+triangulation (:func:`delaunay_graph`), so scipy's ``minimum_spanning_tree`` of the
+Delaunay edges gives exactly the clusters of full single linkage in O(n log n) (about
+1 s on the reference data, against about 26 s for ``AgglomerativeClustering(linkage="single")``
+without connectivity, which remains the fallback in other dimensions). scipy's
+``linkage`` would need the full distance matrix: it is never used.
+
+Per-round parameters may also be given whole (:mod:`clustagg.reference`): k-means then
+starts from the listed rows of ``X`` (``init_rows``) and runs with the given ``tol``.
 """
 
 from __future__ import annotations
@@ -40,6 +46,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
+from scipy.sparse.csgraph import connected_components, minimum_spanning_tree
 from scipy.spatial import Delaunay, QhullError, cKDTree
 from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.cluster import AgglomerativeClustering, KMeans
@@ -48,8 +55,17 @@ from sklearn.neighbors import KDTree
 from backends.validation import check_choice, check_interval, check_positive_int
 
 from ._validation import check_points, check_round_seed
+from .errors import InvalidParameterError
 
-__all__ = ["ALGORITHMS", "GridDBSCAN", "delaunay_graph", "draw_parameters", "fit_labels", "make_clusterer"]
+__all__ = [
+    "ALGORITHMS",
+    "GridDBSCAN",
+    "SingleLinkage",
+    "delaunay_graph",
+    "draw_parameters",
+    "fit_labels",
+    "make_clusterer",
+]
 
 #: The base clusterings, in rank order (rank ``r`` of a 3-process run computes ``ALGORITHMS[r]``).
 ALGORITHMS = ("kmeans", "dbscan", "hclust")
@@ -102,11 +118,8 @@ class GridDBSCAN(ClusterMixin, BaseEstimator):
         min_samples = check_positive_int(self.min_samples, "min_samples")
         chunk = check_positive_int(self.chunk_size, "chunk_size")
         X = check_points(X, name="X", min_samples=1)
-        tree = KDTree(X)
-        counts = np.concatenate(
-            [tree.query_radius(X[i : i + chunk], eps, count_only=True) for i in range(0, len(X), chunk)]
-        )
-        core = np.flatnonzero(counts >= min_samples)
+        is_core = _core_points(X, eps, min_samples, chunk)
+        core = np.flatnonzero(is_core)
         labels = np.full(len(X), -1, dtype=np.int64)
         if core.size:
             _, first, core_labels = np.unique(
@@ -116,7 +129,7 @@ class GridDBSCAN(ClusterMixin, BaseEstimator):
             rank = np.empty(first.size, dtype=np.int64)
             rank[np.argsort(first)] = np.arange(first.size)
             labels[core] = rank[core_labels]
-            others = np.flatnonzero(counts < min_samples)
+            others = np.flatnonzero(~is_core)
             if others.size:
                 distance, nearest = cKDTree(X[core]).query(X[others], k=1)
                 border = distance <= eps
@@ -126,14 +139,50 @@ class GridDBSCAN(ClusterMixin, BaseEstimator):
         return self
 
 
+def _grid_cells(X: NDArray[np.float64], eps: float) -> tuple[NDArray[np.int64], NDArray[np.intp]]:
+    """Cells of side ``eps / sqrt(d)`` (two points in one cell are within ``eps``).
+
+    Returns
+    -------
+    cells : ndarray of shape (n_cells, n_features)
+        Integer coordinates of the occupied cells.
+    cell_of : ndarray of shape (n_samples,)
+        Cell of each point.
+    """
+    side = eps / np.sqrt(X.shape[1])
+    cells, cell_of = np.unique(
+        np.floor((X - X.min(axis=0)) / side).astype(np.int64), axis=0, return_inverse=True
+    )
+    return cells, cell_of.ravel()
+
+
+def _core_points(X: NDArray[np.float64], eps: float, min_samples: int, chunk: int) -> NDArray[np.bool_]:
+    """Whether each point has at least ``min_samples`` points (itself included) within ``eps``.
+
+    A point in a grid cell holding ``min_samples`` points is core without counting (the cell's
+    points are all within ``eps`` of each other); only the points of sparser cells are
+    counted, ``chunk`` at a time, on a KD-tree of all points.
+    """
+    _, cell_of = _grid_cells(X, eps)
+    is_core = np.bincount(cell_of)[cell_of] >= min_samples
+    sparse = np.flatnonzero(~is_core)
+    if sparse.size:
+        tree = KDTree(X)
+        counts = np.concatenate(
+            [
+                tree.query_radius(X[sparse[i : i + chunk]], eps, count_only=True)
+                for i in range(0, sparse.size, chunk)
+            ]
+        )
+        is_core[sparse] = counts >= min_samples
+    return is_core
+
+
 def _connect_core_points(core: NDArray[np.float64], eps: float) -> NDArray[np.intp]:
     """Return the component id of every core point, linking points within ``eps``."""
     d = core.shape[1]
     side = eps / np.sqrt(d)
-    cells, cell_of = np.unique(
-        np.floor((core - core.min(axis=0)) / side).astype(np.int64), axis=0, return_inverse=True
-    )
-    cell_of = cell_of.ravel()
+    cells, cell_of = _grid_cells(core, eps)
     order = np.argsort(cell_of, kind="stable")
     bounds = np.r_[0, np.cumsum(np.bincount(cell_of, minlength=len(cells)))]
     members = [order[bounds[c] : bounds[c + 1]] for c in range(len(cells))]
@@ -199,6 +248,66 @@ def delaunay_graph(X: NDArray[np.float64]) -> sp.csr_array | None:
     return ((graph + graph.T) > 0).astype(np.float64)
 
 
+class SingleLinkage(ClusterMixin, BaseEstimator):
+    """Single-linkage clustering: the minimum spanning tree without its ``k - 1`` longest edges.
+
+    Parameters
+    ----------
+    n_clusters : int, default=2
+
+    Attributes
+    ----------
+    labels_ : ndarray of shape (n_samples,)
+        Cluster of each point, ``0..n_clusters-1`` in order of first appearance.
+
+    Examples
+    --------
+    >>> X = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [9.0, 9.0], [9.0, 8.0]])
+    >>> SingleLinkage(n_clusters=2).fit(X).labels_.tolist()
+    [0, 0, 0, 1, 1]
+    """
+
+    def __init__(self, n_clusters: int = 2) -> None:
+        self.n_clusters = n_clusters
+
+    def fit(self, X: ArrayLike, y: object = None) -> SingleLinkage:
+        """Cluster ``X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : ignored
+
+        Returns
+        -------
+        self : SingleLinkage
+
+        Raises
+        ------
+        InvalidParameterError
+            If ``n_clusters`` is not an integer in ``1..n_samples``.
+        """
+        X = check_points(X, name="X", min_samples=1)
+        k = check_positive_int(self.n_clusters, "n_clusters")
+        if k > len(X):
+            raise InvalidParameterError(f"n_clusters must be at most n_samples={len(X)}, got {k}")
+        graph = delaunay_graph(X)
+        if graph is None:
+            self.labels_ = AgglomerativeClustering(k, linkage="single").fit(X).labels_
+            return self
+        edges = sp.triu(graph, k=1).tocoo()
+        length = np.sqrt(((X[edges.row] - X[edges.col]) ** 2).sum(axis=1))
+        # scipy drops explicit zeros: duplicate points keep their edge at the least length.
+        length = np.maximum(length, np.finfo(np.float64).tiny)
+        tree = sp.coo_array(
+            minimum_spanning_tree(sp.csr_array((length, (edges.row, edges.col)), graph.shape))
+        )
+        keep = np.argsort(tree.data, kind="stable")[: tree.data.size - (k - 1)]
+        forest = sp.csr_array((tree.data[keep], (tree.row[keep], tree.col[keep])), graph.shape)
+        _, self.labels_ = connected_components(forest, directed=False)
+        return self
+
+
 def draw_parameters(seed: int) -> dict[str, dict[str, Any]]:
     """Parameters of the three clusterings for one round.
 
@@ -226,14 +335,49 @@ def draw_parameters(seed: int) -> dict[str, dict[str, Any]]:
     }
 
 
-def make_clusterer(algorithm: str, params: dict[str, Any]) -> BaseEstimator:
-    """Return the estimator for ``algorithm`` (one of :data:`ALGORITHMS`) with ``params``."""
+def make_clusterer(
+    algorithm: str, params: dict[str, Any], X: NDArray[np.float64] | None = None
+) -> BaseEstimator:
+    """Return the estimator for ``algorithm`` (one of :data:`ALGORITHMS`) with ``params``.
+
+    A k-means ``params`` may hold ``init_rows`` (rows of ``X`` as initial centres, one per
+    cluster) instead of ``random_state``.
+
+    Raises
+    ------
+    InvalidParameterError
+        On an unknown ``algorithm``, or ``init_rows`` that are not ``n_clusters`` rows of ``X``.
+    """
     check_choice(algorithm, "algorithm", ALGORITHMS)
     if algorithm == "kmeans":
-        return KMeans(init="random", n_init=1, max_iter=200, **params)
+        options = dict(params)
+        rows = options.pop("init_rows", None)
+        if rows is None:
+            return KMeans(init="random", n_init=1, max_iter=200, **options)
+        return KMeans(
+            init=_initial_centres(X, rows, options.get("n_clusters")), n_init=1, max_iter=200, **options
+        )
     if algorithm == "dbscan":
         return GridDBSCAN(**params)
-    return AgglomerativeClustering(linkage="single", **params)
+    return SingleLinkage(**params)
+
+
+def _initial_centres(
+    X: NDArray[np.float64] | None, rows: list[int], n_clusters: object
+) -> NDArray[np.float64]:
+    """Rows ``rows`` of ``X``, checked to be ``n_clusters`` valid row indices."""
+    if X is None:
+        raise InvalidParameterError("init_rows needs the points X")
+    index = np.asarray(rows)
+    if (
+        index.shape != (n_clusters,)
+        or index.dtype.kind not in "iu"
+        or not ((index >= 0) & (index < len(X))).all()
+    ):
+        raise InvalidParameterError(
+            f"init_rows must be {n_clusters} row indices in 0..{len(X) - 1}, got {rows!r}"
+        )
+    return X[index]
 
 
 def fit_labels(algorithm: str, X: NDArray[np.float64], params: dict[str, Any]) -> NDArray[np.int32]:
@@ -244,16 +388,14 @@ def fit_labels(algorithm: str, X: NDArray[np.float64], params: dict[str, Any]) -
     algorithm : {"kmeans", "dbscan", "hclust"}
     X : ndarray of shape (n_samples, n_features)
     params : dict
-        This algorithm's entry of :func:`draw_parameters`.
+        This algorithm's entry of :func:`draw_parameters` (or of
+        :func:`clustagg.reference.reference_parameters`).
 
     Returns
     -------
     labels : ndarray of shape (n_samples,), dtype int32
     """
-    estimator = make_clusterer(algorithm, params)
-    if algorithm == "hclust":
-        estimator.set_params(connectivity=delaunay_graph(X))
-    labels = estimator.fit(X).labels_
+    labels = make_clusterer(algorithm, params, X).fit(X).labels_
     noise = labels < 0
     labels = np.where(noise, labels.max(initial=-1) + 1, labels)
     return labels.astype(np.int32)

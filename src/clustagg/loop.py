@@ -1,24 +1,28 @@
 """Settings and state of the aggregation loop, shared by every resource mode.
 
-:class:`LoopSettings` holds the checked parameters that decide when the loop stops and
-how a round is scored; :class:`LoopState` is the history of the rounds run so far and
+:class:`LoopSettings` holds the checked parameters that decide when the loop stops, how
+a round is scored and where its progress goes; :class:`LoopState` is the history of the rounds run so far and
 their best one. Both are plain data: the score step writes :meth:`LoopState.to_json`
 to ``score.json`` and the next round reads it back with :meth:`LoopState.from_json`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from backends.validation import check_interval, check_nonnegative, check_positive_int
+
+from .clusterers import draw_parameters
+from .reference import reference_parameters
 
 __all__ = ["LoopSettings", "LoopState"]
 
 
 @dataclass(frozen=True)
 class LoopSettings:
-    """When the loop stops and how a round is scored; checked on construction.
+    """When the loop stops, how a round is scored and who hears of it; checked on construction.
 
     Parameters
     ----------
@@ -30,6 +34,12 @@ class LoopSettings:
         Seconds (>= 0) added to every quantum step, emulating a remote QPU.
     sample_size : int or None, default=20000
         Points in the silhouette sample; ``None`` for the exact silhouette.
+    reference : bool, default=False
+        Replay the reference application's parameters (:mod:`clustagg.reference`, round
+        seeds 0..9) instead of drawing them.
+    progress : callable, optional
+        Called with a snapshot mapping as each phase of a round starts and when the loop
+        ends (:meth:`report`), for example a :class:`backends.progress.ProgressLine`.
 
     Raises
     ------
@@ -46,6 +56,8 @@ class LoopSettings:
     max_iter: int = 10
     quantum_delay: float = 0.0
     sample_size: int | None = 20000
+    reference: bool = False
+    progress: Callable[[Mapping[str, Any]], None] | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "threshold", check_interval(self.threshold, "threshold", -1.0, 1.0))
@@ -53,6 +65,39 @@ class LoopSettings:
         object.__setattr__(self, "quantum_delay", check_nonnegative(self.quantum_delay, "quantum_delay"))
         if self.sample_size is not None:
             object.__setattr__(self, "sample_size", check_positive_int(self.sample_size, "sample_size"))
+        object.__setattr__(self, "reference", bool(self.reference))
+
+    def parameters(self, seed: int) -> dict[str, Any]:
+        """Base-clustering parameters of the round with seed ``seed``: drawn, or the reference's.
+
+        See :func:`clustagg.clusterers.draw_parameters` and
+        :func:`clustagg.reference.reference_parameters`.
+        """
+        return reference_parameters(seed) if self.reference else draw_parameters(seed)
+
+    def report(self, iteration: int, phase: str, state: LoopState) -> None:
+        """Send ``{"phase", "round", "silhouette", "best"}`` to :attr:`progress`, if any.
+
+        Parameters
+        ----------
+        iteration : int
+            Round index (shown from 1, out of ``max_iter``).
+        phase : str
+            The phase starting (``cluster``, ``quantum``, ``score``), or ``done``.
+        state : LoopState
+            The loop state so far: the last round's and the best silhouette.
+        """
+        if self.progress is None:
+            return
+        ran = bool(state.iterations)
+        self.progress(
+            {
+                "phase": phase,
+                "round": f"{iteration + 1}/{self.max_iter}",
+                "silhouette": state.iterations[-1] if ran else None,
+                "best": state.silhouette if ran else None,
+            }
+        )
 
 
 @dataclass

@@ -8,22 +8,28 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
+from typing import IO
 
 import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from numpy.typing import NDArray
 
 from .timeline import PhaseRecord
 
-__all__ = ["plot_clustering", "plot_timelines"]
+__all__ = ["PLOT_FORMATS", "plot_clustering", "plot_timelines"]
+
+#: File formats the figures can be saved in (by suffix), as matplotlib's Agg canvas offers them.
+PLOT_FORMATS = frozenset(FigureCanvasAgg.get_supported_filetypes())
 
 
 def plot_clustering(
     X: NDArray[np.floating],
     labels: NDArray[np.integer],
-    path: str | os.PathLike[str],
+    path: str | os.PathLike[str] | IO[bytes],
     *,
     title: str | None = None,
+    format: str | None = None,
 ) -> None:
     """Scatter the first two coordinates of ``X`` coloured by ``labels`` and save to ``path``.
 
@@ -31,9 +37,11 @@ def plot_clustering(
     ----------
     X : ndarray of shape (n_samples, n_features)
     labels : ndarray of shape (n_samples,)
-    path : str or path-like
-        Output file; the format follows its suffix (``.png``, ``.pdf``, ``.svg``).
+    path : str, path-like or binary file
+        Output; the format follows its suffix (``.png``, ``.pdf``, ``.svg``) unless given.
     title : str, optional
+    format : str, optional
+        One of :data:`PLOT_FORMATS`; needed for a file object.
     """
     fig = Figure(figsize=(6, 6))
     ax = fig.subplots()
@@ -41,7 +49,7 @@ def plot_clustering(
     ax.scatter(X[:, 0], y, c=labels, s=1, cmap="tab10", rasterized=True)
     ax.set_aspect("equal", adjustable="datalim")
     ax.set_title(title or f"{len(np.unique(labels))} clusters")
-    fig.savefig(path, dpi=120, bbox_inches="tight")
+    fig.savefig(path, dpi=120, bbox_inches="tight", format=format)
 
 
 def plot_timelines(

@@ -133,15 +133,18 @@ class RoundFiles:
         -------
         AggregationResult
         """
+        state = LoopState()
         for i in range(loop.max_iter):
             for phase in PHASES:
                 if self.done(i, phase):
                     continue
+                loop.report(i, phase, state)
                 with timeline.phase(i, phase, nodes[phase]):
                     execute[phase](i)
                 self.checkpoint(i, phase)
             state = self.state(i)
             if state.done(loop.threshold, loop.max_iter):
                 break
+        loop.report(i, "done", state)
         labels = steps.load_labels(self.labels(i))
         return collect_result(labels, state, timeline, mode, self.seed)

@@ -37,6 +37,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -49,6 +50,7 @@ from .baseline import run_baseline
 from .errors import InvalidParameterError
 from .loop import LoopSettings
 from .malleable import run_malleable
+from .reference import check_reference_run
 from .result import AggregationResult
 from .solvers import MWISSolver, get_solver
 from .timeline import Timeline
@@ -73,6 +75,8 @@ def run(
     max_iter: int = 10,
     quantum_delay: float = 0.0,
     sample_size: int | None = 20000,
+    reference: bool = False,
+    progress: Callable[[Mapping[str, Any]], None] | None = None,
     solver_options: dict[str, Any] | None = None,
     workdir: str | os.PathLike[str] | None = None,
     workers: int = 2,
@@ -99,6 +103,15 @@ def run(
         Seconds added to every quantum step, emulating a remote QPU.
     sample_size : int or None, default=20000
         Silhouette sample; ``None`` for the exact silhouette.
+    reference : bool, default=False
+        Replay the reference application's run (:mod:`clustagg.reference`): its
+        per-round parameters, k-means to convergence. Needs ``mode="baseline"``,
+        ``seed=0`` and the reference data (:func:`clustagg.data.make_reference_points`
+        with 80,000 points); it gives the published trajectory.
+    progress : callable, optional
+        Receives a snapshot (phase, round, last and best silhouette) as each phase starts
+        and when the loop ends, on rank 0; for example a
+        :class:`backends.progress.ProgressLine`.
     solver_options : dict, optional
         Options for a named solver, e.g. ``{"backend": "aer", "shots": 2000}`` for QAOA.
     workdir : path, optional
@@ -131,7 +144,9 @@ def run(
     """
     check_choice(mode, "mode", MODES)
     seed = check_round_seed(seed)
-    loop = LoopSettings(threshold, max_iter, quantum_delay, sample_size)
+    loop = LoopSettings(threshold, max_iter, quantum_delay, sample_size, reference, progress)
+    if loop.reference:
+        check_reference_run(mode, seed, loop.max_iter)
     options = dict(solver_options or {})
     if mode == "baseline":
         return run_baseline(points, get_solver(solver, **options), seed, loop, comm)

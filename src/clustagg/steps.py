@@ -72,7 +72,13 @@ __all__ = [
 ]
 
 
-def cluster(X: NDArray[np.float64], seed: int, comm: MPI.Intracomm | None = None) -> agg.Candidates | None:
+def cluster(
+    X: NDArray[np.float64],
+    seed: int,
+    comm: MPI.Intracomm | None = None,
+    *,
+    parameters: dict[str, Any] | None = None,
+) -> agg.Candidates | None:
     """Run the three base clusterings of one round.
 
     Parameters
@@ -84,13 +90,16 @@ def cluster(X: NDArray[np.float64], seed: int, comm: MPI.Intracomm | None = None
     comm : mpi4py.MPI.Intracomm, optional
         Rank ``r`` of a size-``p`` communicator runs ``ALGORITHMS[r::p]`` (one each for
         ``p = 3``); labels are gathered on rank 0. ``None`` runs all three here.
+    parameters : dict, optional
+        The round's parameters, the same on every rank; ``draw_parameters(seed)`` by
+        default.
 
     Returns
     -------
     Candidates or None
         Candidates on rank 0 (or without ``comm``), None on the other ranks.
     """
-    params = draw_parameters(seed)
+    params = draw_parameters(seed) if parameters is None else parameters
     rank, size = (0, 1) if comm is None else (comm.rank, comm.size)
     mine = {name: fit_labels(name, X, params[name]) for name in ALGORITHMS[rank::size]}
     if comm is not None and size > 1:

@@ -118,7 +118,9 @@ def grouped_circuit(
         If the cuts on two separator qubits interleave: qiskit-addon-cutting 0.10's
         ``cut_wires`` counts a qubit's cuts only within one run of ``CutWire`` markers.
     """
-    base, parameters = qaoa.circuit(problem, measure=False)
+    base = qaoa.circuit(problem, measure=False)
+    by_name = {parameter.name: parameter for parameter in base.parameters}
+    parameters = (by_name["gamma"], by_name["beta"])
     head, groups, tail = _group_gates(base, layout)
     circuit = base.copy_empty_like()
     for instruction in head:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
-from typing import NamedTuple, TypeAlias
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, NamedTuple, TypeAlias
 
 import numpy as np
 from numpy.typing import NDArray
@@ -18,6 +18,7 @@ from .plan import CutPlan
 
 __all__ = [
     "AnglesLike",
+    "Progress",
     "FragmentShots",
     "CutResults",
     "collect",
@@ -28,6 +29,10 @@ __all__ = [
 
 #: QAOA angles: trained :class:`~bbqmis.mis.qaoa.QAOAAngles` or a ``(gamma, beta)`` pair (radians).
 AnglesLike: TypeAlias = QAOAAngles | tuple[float, float]
+
+#: A progress callback: called with snapshot mappings such as ``{"phase": "run", "done": 0,
+#: "total": 192}`` (:class:`backends.progress.ProgressLine` renders them).
+Progress: TypeAlias = Callable[[Mapping[str, Any]], None]
 
 
 class FragmentShots(NamedTuple):
@@ -162,6 +167,7 @@ def run_subexperiments(
     backend: str | QuantumBackend,
     shots: int,
     seed: int | None = None,
+    progress: Progress | None = None,
 ) -> CutResults:
     """Bind the angles, run every subexperiment once on ``backend`` and collect the counts.
 
@@ -175,6 +181,10 @@ def run_subexperiments(
         Shots per subexperiment (the run costs ``shots * plan.num_subexperiments``).
     seed : int, optional
         Simulator and transpiler seed, passed to ``backend.run``.
+    progress : callable, optional
+        Called with ``{"phase": "bind" or "run", "done": d, "total": t}``: subexperiments
+        bound so far, then ``done`` 0 when the single backend job starts and ``t`` when it
+        has returned (a backend reports nothing in between).
 
     Returns
     -------
@@ -187,10 +197,16 @@ def run_subexperiments(
     gamma, beta = _angles(angles)
     binding = dict(zip(plan.parameters, (gamma, beta), strict=True))
     labels = list(plan.subexperiments)
-    circuits = [
-        c.assign_parameters(binding, strict=False) for label in labels for c in plan.subexperiments[label]
-    ]
+    report = progress or (lambda snapshot: None)
+    total = plan.num_subexperiments
+    circuits: list[QuantumCircuit] = []
+    for label in labels:
+        for circuit in plan.subexperiments[label]:
+            report({"phase": "bind", "done": len(circuits), "total": total})
+            circuits.append(circuit.assign_parameters(binding, strict=False))
+    report({"phase": "run", "done": 0, "total": total})
     flat = resolve_backend(backend).run(circuits, shots=shots, seed=seed)
+    report({"phase": "run", "done": total, "total": total})
     counts: dict[int, list[dict[str, float]]] = {}
     start = 0
     for label in labels:

@@ -23,7 +23,7 @@ from numpy.typing import NDArray
 from backends import QuantumBackend
 from backends.validation import SeedLike, check_choice, check_positive_int, check_random_state
 
-from .execute import AnglesLike, CutResults, run_subexperiments
+from .execute import AnglesLike, CutResults, Progress, run_subexperiments
 from .plan import CutPlan
 from .reconstruct import histograms
 
@@ -216,6 +216,7 @@ def sample_result(
     seed: SeedLike = None,
     method: str = "auto",
     negative: str = "clip",
+    progress: Progress | None = None,
 ) -> CutSampleResult:
     """Run the subexperiments once and draw bitstrings of the original circuit, with diagnostics.
 
@@ -231,6 +232,9 @@ def sample_result(
         Seeds the backend run and the draws.
     method, negative : str
         See :func:`draw`.
+    progress : callable, optional
+        Snapshot callback, as :func:`~cutting.execute.run_subexperiments` reports it, then
+        ``{"phase": "draw", "done": d, "total": t}`` with ``t`` the subexperiments.
 
     Returns
     -------
@@ -238,7 +242,9 @@ def sample_result(
     """
     rng = check_random_state(seed)
     run_seed = None if seed is None else int(rng.integers(2**31))
-    results = run_subexperiments(plan, angles, backend, shots, seed=run_seed)
+    results = run_subexperiments(plan, angles, backend, shots, seed=run_seed, progress=progress)
+    if progress is not None:
+        progress({"phase": "draw", "done": plan.num_subexperiments, "total": plan.num_subexperiments})
     return draw(plan, results, num_samples, seed=rng, method=method, negative=negative)
 
 
@@ -251,16 +257,17 @@ def sample(
     seed: SeedLike = None,
     method: str = "auto",
     negative: str = "clip",
+    progress: Progress | None = None,
 ) -> dict[str, int]:
     """Bitstring counts over the original qubits, sampled through the cuts.
 
     The counts of :func:`sample_result`; see :func:`draw` for ``method`` and ``negative``
     (by default negative quasi-probabilities are clipped and the rest renormalised,
-    a small bias that shrinks with the shots).
+    a small bias that shrinks with the shots) and :func:`sample_result` for ``progress``.
 
     Returns
     -------
     dict[str, int]
         Keys are ``n``-character bitstrings in qiskit order (qubit 0 rightmost).
     """
-    return sample_result(plan, angles, backend, shots, num_samples, seed, method, negative).counts
+    return sample_result(plan, angles, backend, shots, num_samples, seed, method, negative, progress).counts

@@ -80,3 +80,25 @@ def test_single_linkage_on_delaunay_edges_equals_full_single_linkage(points_3000
     collinear = np.c_[np.arange(20.0), np.arange(20.0)]
     assert delaunay_graph(collinear) is None
     assert len(set(fit_labels("hclust", collinear, {"n_clusters": 4}))) == 4
+
+
+def test_kmeans_starts_from_the_given_rows_and_runs_to_convergence(points_1000):
+    from sklearn.cluster import KMeans
+
+    rows = [3, 400, 777, 21]
+    params = {"n_clusters": 4, "init_rows": rows, "tol": 0.0}
+    expected = KMeans(4, init=points_1000[rows], n_init=1, max_iter=200, tol=0.0).fit(points_1000).labels_
+    np.testing.assert_array_equal(fit_labels("kmeans", points_1000, params), expected)
+
+
+@pytest.mark.parametrize("rows", [[1, 2, 3], [1, 2, 3, 1000], [1, 2, 3, -1], [0.5, 1, 2, 3]])
+def test_kmeans_initial_rows_are_checked(points_1000, rows):
+    with pytest.raises(InvalidParameterError, match=r"init_rows must be 4 row indices in 0\.\.999, got"):
+        fit_labels("kmeans", points_1000, {"n_clusters": 4, "init_rows": rows})
+
+
+def test_single_linkage_refuses_more_clusters_than_points():
+    from clustagg.clusterers import SingleLinkage
+
+    with pytest.raises(InvalidParameterError, match="n_clusters must be at most n_samples=3, got 4"):
+        SingleLinkage(4).fit(np.eye(3))

@@ -67,9 +67,17 @@ def test_other_points_are_refused(points_1000, tmp_path):
 def test_run_writes_every_phase_and_resumes_what_is_missing(points_1000, tmp_path):
     X, calls = points_1000, []
     rounds = RoundFiles(tmp_path, X, seed=2)
-    loop = LoopSettings(threshold=0.99, max_iter=2)
+    snapshots = []
+    loop = LoopSettings(threshold=0.99, max_iter=2, progress=snapshots.append)
     first = rounds.run(Timeline(floor=0), loop, executors(rounds, X, calls), NODES, "test")
     assert calls == [(phase, i) for i in range(2) for phase in PHASES]
+    # Progress: each phase as it starts, with the scores so far, then the end.
+    assert [(s["phase"], s["round"]) for s in snapshots] == [
+        *((phase, f"{i + 1}/2") for i in range(2) for phase in PHASES),
+        ("done", "2/2"),
+    ]
+    assert snapshots[0]["best"] is None and snapshots[3]["silhouette"] == first.iterations[0]
+    assert snapshots[-1]["best"] == first.silhouette
     assert [(r["phase"], r["nodes"]) for r in first.timeline] == [(p, NODES[p]) for p in PHASES] * 2
     assert all(rounds.done(i, phase) for i in range(2) for phase in PHASES)
     assert json.loads((tmp_path / "checkpoint.json").read_text()) == {
@@ -85,8 +93,10 @@ def test_run_writes_every_phase_and_resumes_what_is_missing(points_1000, tmp_pat
     out["score"].unlink()
     assert not rounds.done(1, "quantum") and rounds.done(1, "cluster")
     calls.clear()
+    snapshots.clear()
     second = rounds.run(Timeline(floor=0), loop, executors(rounds, X, calls), NODES, "test")
     assert calls == [("quantum", 1), ("score", 1)]
+    assert [s["phase"] for s in snapshots] == ["quantum", "score", "done"]  # skipped phases are not shown
     np.testing.assert_array_equal(second.labels, first.labels)
     assert second.iterations == first.iterations
 

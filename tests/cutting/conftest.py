@@ -10,8 +10,9 @@ from bbqmis.mis.problem import MISProblem
 
 def exact_distribution(problem, angles) -> np.ndarray:
     """Probabilities of the uncut p = 1 circuit, index k <-> bitstring format(k, '0nb')."""
-    circuit, (gamma, beta) = qaoa.circuit(problem, measure=False)
-    return Statevector(circuit.assign_parameters({gamma: angles.gamma, beta: angles.beta})).probabilities()
+    circuit = qaoa.circuit(problem, measure=False)
+    bound = circuit.assign_parameters({"gamma": angles.gamma, "beta": angles.beta})
+    return Statevector(bound).probabilities()
 
 
 def exact_counts(plan, angles, circuit) -> dict[str, float]:

@@ -53,6 +53,19 @@ def test_sample_api(plan9, angles9, aer):
     assert counts == cutting.sample(plan9, angles9, aer, 200, 300, seed=5)
 
 
+def test_sample_reports_subexperiments_done_out_of_total(plan9, angles9, aer):
+    snapshots = []
+    counts = cutting.sample(plan9, angles9, aer, 200, 300, seed=5, progress=snapshots.append)
+    total = plan9.num_subexperiments
+    assert {s["total"] for s in snapshots} == {total}
+    bind = [s["done"] for s in snapshots if s["phase"] == "bind"]
+    assert bind == list(range(total))
+    later = [(s["phase"], s["done"]) for s in snapshots if s["phase"] != "bind"]
+    assert later == [("run", 0), ("run", total), ("draw", total)]
+    # Watching does not change the result.
+    assert counts == cutting.sample(plan9, angles9, aer, 200, 300, seed=5)
+
+
 @pytest.mark.slow
 def test_fake_adonis(problem9, angles9):
     device = get_backend("iqm-fake:adonis")

@@ -56,6 +56,13 @@ class VQPUBackend(BaseBackend):
         ``num_qubits``, ``sleep_factor``, ``seed``, ``label`` of
         :class:`~backends.base.BaseBackend`.
 
+    Attributes
+    ----------
+    max_circuits : int or None
+        Most circuits per batch the server accepts (its ``/health`` limits), ``None``
+        if it reports none. :class:`~backends.qiskit_backend.QiskitBackend` reports it
+        as its ``max_circuits``, so Qiskit's primitives split larger jobs.
+
     Raises
     ------
     UnknownBackendError
@@ -86,6 +93,7 @@ class VQPUBackend(BaseBackend):
         super().__init__(
             RemoteDevice(health["backend"], health["num_qubits"]), name=name or f"vqpu:{url}", **options
         )
+        self.max_circuits: int | None = health.get("limits", {}).get("max_circuits")
 
     def _needs_transpile(self, circuits: list[QuantumCircuit]) -> bool:
         """Never here: the server's backend transpiles for the physical device."""

@@ -297,6 +297,12 @@ def _check_outcome(
         _require(isinstance(stats["exhaustive"], bool), f"{what}: stats.exhaustive must be true or false")
     _check_counters(stats.get("sampler", {}), f"{what}: stats.sampler")
     _check_history(stats.get("incumbents", []), f"{what}: stats.incumbents")
+    for phase in ("lp", "node_lp", "price"):  # the LP phases' counters, summed over components
+        counters = stats.get(phase, {})
+        _require(isinstance(counters, dict), f"{what}: stats.{phase} must be an object")
+        _check_counters(counters.get("improving_columns", {}), f"{what}: stats.{phase}.improving_columns")
+    node_lp = stats.get("node_lp", {})
+    _check_counters({k: v for k, v in node_lp.items() if k != "improving_columns"}, f"{what}: stats.node_lp")
     return coloring
 
 

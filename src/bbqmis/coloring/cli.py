@@ -40,6 +40,7 @@ from ..mis.errors import BBQMISError
 from ..mis.graphio import EXTENSIONS, FORMATS, read_graph
 from .executors import KINDS, make_executor
 from .limits import StopRequest, stop_on_signals
+from .plot import MAX_DRAWN_VERTICES, plot_run
 from .result import ColoringResult
 from .samplers import QAOASampler, get_sampler
 from .search import METHODS, color_graph
@@ -59,6 +60,7 @@ EXAMPLES = """\
 examples:
   python -m bbqmis data/graphs/myciel3.col                       # QAOA on the local Aer simulator
   python -m bbqmis data/graphs/myciel4.col --sampler exact --json out.json
+  python -m bbqmis data/graphs/myciel5.col --sampler exact --plot run.png   # colouring + search figure
   python -m bbqmis graph.col --backend iqm-fake:adonis --max-qubits 5
   python -m bbqmis graph.col --backend vqpu:http://127.0.0.1:8765 --sleep-factor 2
   python -m bbqmis big.col --time-limit 600 --checkpoint run.ckpt   # later: add --resume
@@ -207,13 +209,23 @@ def build_parser() -> argparse.ArgumentParser:
         "0: the BBQ-MIS tree alone proves (default 0.3)",
     )
     parser.add_argument(
+        "--lp-share",
+        type=real(0.0, 1.0),
+        default=0.1,
+        metavar="F",
+        help="share of the time for the root LP bound; its columns and the tree's samples then bound "
+        "the tree's nodes by LP; 0: no LP bounds (default 0.1)",
+    )
+    parser.add_argument(
         "--node-limit",
         type=integer(1, MAX_NODES),
         default=None,
         metavar="N",
         help="stop after N node expansions",
     )
-    parser.add_argument("--strategy", default="best-first", choices=STRATEGIES, help="queue order")
+    parser.add_argument(
+        "--strategy", default="best-first", choices=STRATEGIES, help="queue order (default: best-first)"
+    )
     parser.add_argument(
         "--method",
         default="bbq",
@@ -251,7 +263,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--executor",
         default="auto",
         choices=KINDS,
-        help="where nodes are expanded (auto: mpi under mpiexec, process with --workers > 1)",
+        help="where nodes are expanded (auto: mpi under mpiexec, process with --workers > 1) (default: auto)",
     )
     parser.add_argument(
         "--workers",
@@ -259,7 +271,15 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help=f"local worker processes, 1 to {MAX_WORKERS}",
     )
-    parser.add_argument("--quiet", action="store_true", help="no progress line")
+    parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    parser.add_argument(
+        "--plot",
+        type=Path,
+        default=None,
+        metavar="PNG",
+        help=f"draw the colouring (graphs of up to {MAX_DRAWN_VERTICES} vertices) and the incumbent and "
+        "bound over time into PNG",
+    )
     return parser
 
 
@@ -288,10 +308,11 @@ def progress_view(snapshot: dict[str, Any]) -> dict[str, Any]:
         "component": f"{snapshot['component']}/{snapshot['components']}",
     }
     if "nodes" in snapshot:
+        view |= {"nodes": snapshot["nodes"], "open": snapshot["open"]}
+    if "incumbent" in snapshot:
         colours, bound = snapshot["incumbent"], snapshot["bound"]
         gap = None if bound is None or not colours else f"{(colours - bound) / colours:.0%}"
-        view |= {"nodes": snapshot["nodes"], "open": snapshot["open"], "colours": colours}
-        view |= {"bound": bound, "gap": gap}
+        view |= {"colours": colours, "bound": bound, "gap": gap}
     return view | {"GB": snapshot["memory_gb"]}
 
 
@@ -330,6 +351,7 @@ def format_result(result: ColoringResult, graph: nx.Graph, sampler: str, backend
             f"from the enumeration {stats.get('nodes_from_enumeration', 0)}",
         ),
         ("sampler", work),
+        ("LP columns", _lp_line(stats)),
         ("time", f"{stats['seconds']:.2f} s ({stats['stop_reason']})"),
     ]
     lines = [f"{key:<12} {value}" for key, value in rows]
@@ -337,6 +359,21 @@ def format_result(result: ColoringResult, graph: nx.Graph, sampler: str, backend
         members = " ".join(str(v) for v in sorted(classes[color], key=lambda v: (str(type(v)), v)))
         lines.append(f"{'colour ' + str(color):<12} {members}")
     return "\n".join(lines)
+
+
+def _lp_line(stats: dict[str, Any]) -> str:
+    """Improving LP columns per pricer, and what the node LPs did.
+
+    >>> _lp_line({"improving_columns": {"qaoa": 12, "exact": 1},
+    ...           "node_lp": {"nodes": 4, "raised": 1, "pruned": 1}})
+    'improving: qaoa 12, exact 1; node LPs 4 (raised 1 bound, pruned 1 node)'
+    """
+    improving = ", ".join(f"{name} {count}" for name, count in stats.get("improving_columns", {}).items())
+    node_lp = stats.get("node_lp", {})
+    return (
+        f"improving: {improving or 'none'}; node LPs {int(node_lp.get('nodes', 0))} "
+        f"(raised {int(node_lp.get('raised', 0))} bound, pruned {int(node_lp.get('pruned', 0))} node)"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -369,7 +406,7 @@ def _run(args: argparse.Namespace, stop: StopRequest) -> int:
     try:
         if args.resume and args.checkpoint is None:
             raise BBQMISError("--resume needs --checkpoint FILE")
-        for option, path in (("--json", args.json), ("--checkpoint", args.checkpoint)):
+        for option, path in (("--json", args.json), ("--checkpoint", args.checkpoint), ("--plot", args.plot)):
             _check_writable(option, path)
         graph = read_graph(
             args.graph, format=args.format, allow_empty=args.allow_empty, allow_isolated=args.allow_isolated
@@ -383,6 +420,13 @@ def _run(args: argparse.Namespace, stop: StopRequest) -> int:
         with make_executor(args.executor, args.workers, finish_tasks=False) as executor:
             if executor is None:  # an MPI worker rank: it served tasks until rank 0 finished
                 return 0
+            history: list[tuple[float, int | None, int | None]] = []
+
+            def report(snapshot: dict[str, Any]) -> None:
+                progress(progress_view(snapshot))
+                if "incumbent" in snapshot:
+                    history.append((snapshot["elapsed"], snapshot["incumbent"], snapshot["bound"]))
+
             with ProgressLine(sys.stderr, label="bbqmis", enabled=not args.quiet) as progress:
                 result = color_graph(
                     graph,
@@ -392,6 +436,7 @@ def _run(args: argparse.Namespace, stop: StopRequest) -> int:
                     node_limit=args.node_limit,
                     memory_limit=args.memory_limit,
                     exact_share=args.exact_share,
+                    lp_share=args.lp_share,
                     method=args.method,
                     checkpoint=args.checkpoint,
                     resume=args.resume,
@@ -399,7 +444,7 @@ def _run(args: argparse.Namespace, stop: StopRequest) -> int:
                     strategy=args.strategy,
                     exhaustive=not args.heuristic,
                     seed=args.seed,
-                    progress=lambda snapshot: progress(progress_view(snapshot)),
+                    progress=report,
                 )
     except (BBQMISError, BackendError, InvalidParameterError, ConnectionError) as exc:
         return _bad_input(exc)
@@ -409,6 +454,8 @@ def _run(args: argparse.Namespace, stop: StopRequest) -> int:
         result = dataclasses.replace(
             result, stopped="interrupted", stats={**result.stats, "stop_reason": "interrupted"}
         )
+    if args.plot is not None:
+        plot_run(graph, result, history, args.plot)
     return _write_result(result, args, graph)
 
 

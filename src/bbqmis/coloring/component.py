@@ -50,6 +50,7 @@ from .checkpoint import dump_search, restore_search
 from .clique import adjacency_bitsets, max_clique
 from .dsatur_exact import exact_coloring
 from .limits import STOP_REASONS, Clock, Every, Limits, resident_memory_gb
+from .node_lp import NodeLP
 from .pricing import lp_bound
 from .reduce import easy_coloring, extend_coloring, peel
 from .result import color_classes
@@ -193,7 +194,7 @@ def color_component(
     exact_deadline = _phase_deadline(context, context.exact_share, _EXACT_CAP_SECONDS)
     if settled is None and context.exact_share > 0:  # a first short look: most SAT proofs take < 1 s
         if _exact_method(core, len(set(incumbent.values())), context.max_sat_clauses) == "sat":
-            context.report({"phase": "sat"})
+            _report(context, "sat", incumbent, lower)
             before = len(set(incumbent.values()))
             first = min(exact_deadline, time.perf_counter() + _FIRST_SAT_SECONDS)
             incumbent, lower, stats["sat_first"] = _exact(
@@ -202,7 +203,7 @@ def color_component(
             source = "sat" if len(set(incumbent.values())) < before else source
             settled = _settled(len(set(incumbent.values())), lower, context.global_lower, "sat")
     if settled is None and saved_tree is None:
-        context.report({"phase": "local"})
+        _report(context, "local", incumbent, lower)
         incumbent, found = _local_search(core, sparse, incumbent, lower, context)
         source = "tabucol" if found else source
         stats["tabucol_colors"] = len(set(incumbent.values()))
@@ -210,7 +211,7 @@ def color_component(
     if settled is None and context.exact_share > 0:
         method = _exact_method(core, len(set(incumbent.values())), context.max_sat_clauses)
         if method is not None:
-            context.report({"phase": method})
+            _report(context, method, incumbent, lower)
             before = len(set(incumbent.values()))
             incumbent, lower, stats[method] = _exact(
                 core, sparse, incumbent, lower, clique_vertices, method, context, exact_deadline
@@ -218,17 +219,18 @@ def color_component(
             if len(set(incumbent.values())) < before:
                 source = "dsatur-exact" if method == "exact" else method
             settled = _settled(len(set(incumbent.values())), lower, context.global_lower, method)
+    columns: list[frozenset] = []
     if settled is None and context.lp_share > 0 and core.number_of_nodes() <= EXACT_MAX_NODES:
-        context.report({"phase": "lp"})
+        _report(context, "lp", incumbent, lower)
         lp = lp_bound(
             core,
-            pricers=("anneal",),
+            pricers=pricers_for(context.sampler),
             deadline=_phase_deadline(context, context.lp_share, _EXACT_CAP_SECONDS),
             quick=False,
             settle=True,
             seed=context.seed,
         )
-        lower = max(lower, lp.bound)
+        lower, columns = max(lower, lp.bound), lp.columns.sets()
         stats["lp"] = {
             "value": lp.value,
             "bound": lp.bound,
@@ -245,12 +247,17 @@ def color_component(
         return ComponentOutcome(extend_coloring(graph, incumbent, peeled), lower, settled, stats=stats)
     if context.method == "price":
         return _price_core(graph, core, peeled, incumbent, lower, context, stats)
-    tree = _search_core(core, context, lower, incumbent, source, saved_tree)
+    tree = _search_core(core, context, lower, incumbent, source, saved_tree, columns)
     tree_coloring, tree_lower, stop_reason, tree_stats = tree
     stats.update(tree_stats)
     stopped = stop_reason if stop_reason in STOP_REASONS else None
     coloring = extend_coloring(graph, tree_coloring, peeled)
     return ComponentOutcome(coloring, tree_lower, f"search:{stop_reason}", stopped, stats)
+
+
+def _report(context: SearchContext, phase: str, incumbent: dict[Hashable, int], lower: int) -> None:
+    """Report the start of a phase with the colours of the incumbent and the bound so far."""
+    context.report({"phase": phase, "incumbent": len(set(incumbent.values())), "bound": lower})
 
 
 def _settled(colors: int, lower: int, global_lower: int, proof: str = "bounds") -> str | None:
@@ -385,11 +392,22 @@ def _search_core(
     incumbent: dict[Hashable, int],
     source: str,
     saved_tree: dict | None,
+    columns: list[frozenset],
 ) -> tuple[dict[Hashable, int], int, str, dict[str, Any]]:
-    """Run the BBQ-MIS tree on the core; return its colouring, bound, stop reason and statistics."""
+    """Run the BBQ-MIS tree on the core; return its colouring, bound, stop reason and statistics.
+
+    ``columns`` (independent sets of the core, such as the root LP's) seed the column pool
+    that bounds the tree's nodes by LP, unless ``context.lp_share`` is 0.
+    """
     nodes = list(core)
     index = {v: i for i, v in enumerate(nodes)}
     graph = nx.relabel_nodes(core, index)
+    node_lp = None
+    if context.lp_share > 0:
+        seeds = ([index[v] for v in column] for column in columns)
+        node_lp = NodeLP(
+            graph, pricers_for(context.sampler), columns=seeds, max_nodes=EXACT_MAX_NODES, seed=context.seed
+        )
     search = SearchState(
         graph,
         context.sampler,
@@ -397,6 +415,7 @@ def _search_core(
         exhaustive=context.exhaustive,
         seed=context.seed,
         clock=context.clock,
+        node_lp=node_lp,
     )
     if saved_tree is not None:
         restore_search(search, saved_tree, context.checkpoint_name)
@@ -435,4 +454,14 @@ def _search_core(
         "events": outcome.events,
         "sampler": {key: float(value) for key, value in sorted(search.sampler_stats.items())},
     }
+    if node_lp is not None:
+        stats["node_lp"] = {
+            "nodes": int(node_lp.stats["nodes"]),
+            "raised": int(node_lp.stats["raised"]),
+            "pruned": int(search.stats["lp_pruned"]),
+            "seconds": round(float(node_lp.stats["seconds"]), 6),
+            "columns": len(node_lp.pool),
+            "columns_from_tree": int(node_lp.stats["columns_from_tree"]),
+            "improving_columns": dict(sorted(node_lp.improving_columns.items())),
+        }
     return coloring, outcome.lower_bound, outcome.stop_reason, stats

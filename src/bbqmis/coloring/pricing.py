@@ -688,8 +688,8 @@ class LPBound:
         ``"optimal"`` (certified), ``"settled"`` (``settle=True``: Farley's integer
         bound reached ``ceil`` of the master value, so more columns cannot raise it),
         ``"deadline"``, ``"max_rounds"``, ``"exhausted"`` (heuristics found nothing and
-        ``exact=False``) or ``"stalled"`` (the exact pricer's improving column was
-        already in the pool: numerical trouble).
+        ``exact=False``), ``"short"`` (the bound cannot reach ``target``) or ``"stalled"``
+        (the exact pricer's improving column was already in the pool: numerical trouble).
     farley : float
         Best real-valued Farley bound (0 when no exact pricing ran).
     stats : dict of str to Stats
@@ -727,6 +727,7 @@ def lp_bound(
     max_rounds: int = 1000,
     quick: bool = True,
     settle: bool = False,
+    target: int | None = None,
     seed: SeedLike = None,
 ) -> LPBound:
     """Fractional chromatic number by column generation, and a proven lower bound on chi.
@@ -766,6 +767,11 @@ def lp_bound(
         :func:`~bbqmis.coloring.master.safe_ceil`): the master value only decreases
         towards ``chi_f >= farley``, so the integer bound is final. What a tree node
         needs; pair it with ``quick=False`` so that every exact call yields Farley's bound.
+    target : int, optional
+        Stop (status ``"short"``) as soon as a master value shows that the bound cannot
+        reach ``target``: the value only decreases towards ``chi_f``, so
+        ``safe_ceil(value) < target`` is final. A tree node that needs ``target`` to be
+        pruned learns this from one master LP.
     seed : None, int or numpy.random.Generator
 
     Returns
@@ -838,6 +844,9 @@ def lp_bound(
         value, y = master.value, master.duals
         if settle and farley > 0 and safe_ceil(farley) >= safe_ceil(value):
             status = "settled"
+            break
+        if target is not None and safe_ceil(value) < target:
+            status = "short"
             break
         improved = False
         for pricer in heuristics:

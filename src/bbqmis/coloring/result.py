@@ -62,6 +62,16 @@ class ColoringResult:
     stopped: str | None = None
     stats: dict = field(default_factory=dict)
 
+    def __repr__(self) -> str:
+        """One line: colours, bound, optimality, stop reason, vertices and seconds (not the colouring)."""
+        seconds = self.stats.get("seconds")
+        return (
+            f"ColoringResult(num_colors={self.num_colors}, lower_bound={self.lower_bound}, "
+            f"optimal={self.optimal}, stopped={self.stopped!r}, vertices={len(self.coloring)}"
+            + ("" if seconds is None else f", seconds={seconds:.3g}")
+            + ")"
+        )
+
     def to_json(self) -> dict:
         """JSON-ready dict.
 

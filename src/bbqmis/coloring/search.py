@@ -73,6 +73,7 @@ def color_graph(
     strategy: str = "best-first",
     exhaustive: bool = True,
     exact_share: float = 0.3,
+    lp_share: float = 0.1,
     method: str = "bbq",
     seed: int | None = None,
     progress: Callable[[dict], None] | None = None,
@@ -116,6 +117,12 @@ def color_graph(
         Share of the time left (at most 60 s) of the classical exact phase before the
         tree: SAT (CaDiCaL), or exact DSATUR on a core of at most 200 vertices whose SAT
         encoding is too large; 0 leaves the proof to the tree and its sampler alone.
+    lp_share : float, default=0.1
+        Share of the time left (at most 60 s) of the root LP bound (column generation
+        with the sampler's pricer, certified by an exact MWIS) on a core of at most 200
+        vertices. Its columns, and every class the tree generates, then form a pool that
+        bounds each tree node of at most 200 residual vertices by LP, within a quarter of
+        the run's time (see :class:`~bbqmis.coloring.node_lp.NodeLP`); 0 turns LP bounds off.
     method : {"bbq", "price"}, default="bbq"
         The tree: the BBQ-MIS branch-and-bound over sampled maximal independent sets,
         or branch-and-price (the set-cover LP at every node of a Zykov tree, columns
@@ -150,11 +157,13 @@ def color_graph(
     interval = check_nonnegative(checkpoint_interval, "checkpoint_interval")
     sampler = get_sampler(sampler)
     exact_share = check_probability(exact_share, "exact_share")
+    lp_share = check_probability(lp_share, "lp_share")
     method = check_choice(method, "method", METHODS)
     settings = {
         "method": method,
         "exhaustive": bool(exhaustive),
         "exact_share": exact_share,
+        "lp_share": lp_share,
         "sampler": type(sampler).__name__,
         "strategy": strategy,
         "seed": seed,
@@ -204,6 +213,7 @@ def color_graph(
         checkpoint_name=str(checkpoint),
         global_lower=max((outcome.lower_bound for outcome in done.values()), default=0),
         exact_share=exact_share if exhaustive else 0.0,
+        lp_share=lp_share,
         method=method,
     )
     saved_search = saved.get("search") or {}
@@ -273,9 +283,13 @@ def _stats(
             sampler[key] = sampler.get(key, 0.0) + value
     columns: dict[str, int] = {}
     for outcome in searched:
-        for phase in ("lp", "price"):
+        for phase in ("lp", "node_lp", "price"):
             for name, count in outcome.stats.get(phase, {}).get("improving_columns", {}).items():
                 columns[name] = columns.get(name, 0) + int(count)
+    node_lp = {
+        key: sum(o.stats.get("node_lp", {}).get(key, 0) for o in searched)
+        for key in ("nodes", "raised", "pruned", "seconds", "columns_from_tree")
+    }
     how = [outcome.how for outcome in outcomes]
     stats.update(
         components=len(outcomes),
@@ -288,6 +302,7 @@ def _stats(
         incumbents=[inc for o in searched for inc in o.stats.get("incumbents", [])],
         sampler=dict(sorted(sampler.items())),
         improving_columns=dict(sorted(columns.items())),
+        node_lp=node_lp,
         searched=[{"how": o.how, "lower_bound": o.lower_bound, "colors": o.num_colors} for o in searched],
     )
     return stats

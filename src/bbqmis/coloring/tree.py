@@ -19,6 +19,7 @@ import networkx as nx
 from ..solver import Stats, add_stats, new_stats
 from .expand import Expansion, Task
 from .limits import Clock
+from .node_lp import NodeLP
 from .result import color_classes
 from .samplers import MISSampler
 
@@ -103,6 +104,8 @@ class SearchState:
         Seed from which every node's sampler seed derives.
     clock : Clock
         The run's clock; incumbents are stamped with its seconds.
+    node_lp : NodeLP, optional
+        LP bounds for popped nodes; every class the tree generates joins its column pool.
     """
 
     def __init__(
@@ -114,6 +117,7 @@ class SearchState:
         exhaustive: bool,
         seed: int | None,
         clock: Clock,
+        node_lp: NodeLP | None = None,
     ) -> None:
         self.graph = graph
         self.sampler = sampler
@@ -121,6 +125,7 @@ class SearchState:
         self.exhaustive = exhaustive
         self.seed = 0 if seed is None else int(seed)
         self.clock = clock
+        self.node_lp = node_lp
         self.counter = itertools.count()
         self.heap: list = []
         self.seen: dict[int, int] = {}
@@ -195,6 +200,8 @@ class SearchState:
             color_class, rest = result.completion
             rest_classes = tuple(to_bits(c) for c in color_classes(rest))
             self.offer((*node.classes, to_bits(color_class), *rest_classes), "dsatur-completion")
+        if self.node_lp is not None:
+            self.node_lp.add_classes(to_bits(c) for c in result.generated | {c for c, _ in result.children})
         for color_class, bound in result.children:
             bits = to_bits(color_class)
             residual = node.residual & ~bits

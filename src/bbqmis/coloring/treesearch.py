@@ -149,8 +149,26 @@ def _submit(search: SearchState, executor: Executor, running: dict[Future, Node]
     deadline = search.clock.wall_deadline()
     while search.heap and len(running) < capacity and not limits.nodes_reached(started):
         node = search.pop()
+        if node.bound < search.best and search.node_lp is not None:
+            _lp_bound(search, node)
         if node.bound >= search.best:
             search.stats["nodes_pruned"] += 1
             continue
         running[executor.submit(expand, search.task(node, deadline))] = node
         started += 1
+
+
+def _lp_bound(search: SearchState, node: Node) -> None:
+    """Raise ``node.bound`` to its LP bound over the shared column pool, if that can run now."""
+    assert search.node_lp is not None
+    bound = search.node_lp.bound(
+        node.residual,
+        node.depth,
+        node.bound,
+        search.best,
+        elapsed=search.clock.elapsed(),
+        deadline=search.clock.deadline(),
+    )
+    if bound is not None and bound > node.bound:
+        node.bound = bound
+        search.stats["lp_pruned"] += bound >= search.best

@@ -26,6 +26,7 @@ selects ``nodes[0]`` only.
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Mapping, Sequence
+from functools import cached_property
 from typing import TypeAlias
 
 import networkx as nx
@@ -35,6 +36,8 @@ import scipy.sparse as sp
 
 from backends.errors import InvalidParameterError
 from backends.validation import SeedLike, check_random_state
+
+from .adjacency import Adjacency, adjacency
 
 __all__ = ["MISProblem", "bits_from_strings"]
 
@@ -190,6 +193,31 @@ class MISProblem:
         q[self.edges[:, 0], self.edges[:, 1]] = self.penalty
         return q
 
+    def ising_terms(self) -> tuple[np.ndarray, np.ndarray, float]:
+        """Ising form of the QUBO under ``x = (1 - z) / 2``, couplings listed per edge.
+
+        Returns
+        -------
+        h : ndarray of shape (n,)
+            Local fields.
+        couplings : ndarray of shape (m,)
+            ``J`` of edge ``edges[e]``: ``penalty / 4`` on every edge.
+        offset : float
+            Constant, so that ``f(x) = offset + h @ z + sum_e couplings[e] z_u z_v``.
+
+        Examples
+        --------
+        >>> import networkx as nx
+        >>> h, couplings, offset = MISProblem(nx.path_graph(3)).ising_terms()
+        >>> h.tolist(), couplings.tolist(), offset
+        ([0.0, -0.5, 0.0], [0.5, 0.5], -0.5)
+        """
+        degree = np.bincount(self.edges.ravel(), minlength=self.num_nodes)
+        h = self.weights / 2 - self.penalty * degree / 4
+        couplings = np.full(len(self.edges), self.penalty / 4)
+        offset = -self.weights.sum() / 2 + self.penalty * len(self.edges) / 4
+        return h, couplings, float(offset)
+
     def ising(self) -> tuple[np.ndarray, sp.csr_array, float]:
         """Ising form of the QUBO under ``x = (1 - z) / 2``.
 
@@ -202,13 +230,25 @@ class MISProblem:
         offset : float
             Constant, so that ``f(x) = offset + h @ z + sum_{i<j} J[i, j] z_i z_j``.
         """
-        n, m = self.num_nodes, len(self.edges)
-        degree = np.bincount(self.edges.ravel(), minlength=n)
-        h = self.weights / 2 - self.penalty * degree / 4
-        coupling = np.full(m, self.penalty / 4)
-        J = sp.csr_array((coupling, (self.edges[:, 0], self.edges[:, 1])), shape=(n, n))
-        offset = -self.weights.sum() / 2 + self.penalty * m / 4
-        return h, J, float(offset)
+        h, couplings, offset = self.ising_terms()
+        n = self.num_nodes
+        J = sp.csr_array((couplings, (self.edges[:, 0], self.edges[:, 1])), shape=(n, n))
+        return h, J, offset
+
+    @cached_property
+    def adjacency(self) -> Adjacency:
+        """Edges at each vertex and triangles on each edge (:func:`~bbqmis.mis.adjacency.adjacency`).
+
+        Computed on first use and kept; edge ids are rows of :attr:`edges`. ``del
+        problem.adjacency`` drops the cached value.
+
+        Examples
+        --------
+        >>> import networkx as nx
+        >>> MISProblem(nx.complete_graph(3)).adjacency.triangle_edge.tolist()  # one triangle, 3 edges
+        [0, 1, 2]
+        """
+        return adjacency(self.edges, self.num_nodes)
 
     # -- bitstrings ----------------------------------------------------------------
     def _bits(self, bits: npt.ArrayLike) -> np.ndarray:

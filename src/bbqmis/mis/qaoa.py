@@ -20,9 +20,11 @@ McMahon, arXiv:2012.03421), with no simulation:
         \Big[\cos 2\gamma (h_u - h_v) \prod_{f} \cos 2\gamma (J_{uf} - J_{vf})
         - \cos 2\gamma (h_u + h_v) \prod_{f} \cos 2\gamma (J_{uf} + J_{vf})\Big],
 
-with ``f`` over the common neighbours of ``u`` and ``v``. The cost is O(sum of squared
-degrees) per distinct ``gamma``; ``beta`` enters only through ``sin 2beta``, ``sin 4beta`` and
-``sin^2 2beta``, so a whole grid costs little more than its distinct ``gamma`` values.
+with ``f`` over the common neighbours of ``u`` and ``v``. :class:`ClosedForm` evaluates this
+with whole-array numpy operations: dense ``(n, n)`` products on small graphs, and on larger ones
+``O(m + triangles)`` work per ``gamma`` from the problem's adjacency (computed once and cached on
+an :class:`MISProblem`). ``beta`` enters only through ``sin 2beta``, ``sin 4beta`` and
+``sin^2 2beta``, so a whole grid costs little more than its ``gamma`` values.
 
 Bit order: qubit ``u`` is ``problem.nodes[u]``; counts use qiskit's order (qubit 0 is the
 rightmost character).
@@ -43,9 +45,12 @@ from qiskit.circuit import Parameter, QuantumCircuit
 from backends.base import QuantumBackend
 from backends.errors import InvalidParameterError
 from backends.registry import shared_backend
-from backends.validation import check_positive_int
+from backends.validation import check_choice, check_positive_int
 
-__all__ = ["QAOAAngles", "circuit", "expectation", "optimize", "sample", "ClosedForm"]
+from .adjacency import Adjacency, adjacency
+from .problem import MISProblem
+
+__all__ = ["DENSE_MAX_ENTRIES", "ClosedForm", "QAOAAngles", "circuit", "expectation", "optimize", "sample"]
 
 #: An Ising problem: an object with ``ising() -> (h, J, offset)`` such as :class:`MISProblem`, or the
 #: tuple itself.
@@ -75,7 +80,13 @@ class QAOAAngles:
     seconds: float
 
     def to_json(self) -> dict:
-        """Plain-dict form with the attribute names as keys."""
+        """Plain-dict form with the attribute names as keys.
+
+        Examples
+        --------
+        >>> QAOAAngles(gamma=0.4, beta=0.2, energy=-1.5, evaluations=810, seconds=0.01).to_json()
+        {'gamma': 0.4, 'beta': 0.2, 'energy': -1.5, 'evaluations': 810, 'seconds': 0.01}
+        """
         return asdict(self)
 
 
@@ -89,9 +100,18 @@ def _ising(problem: IsingLike) -> tuple[np.ndarray, sp.csr_array, float]:
     return h, J, float(offset)
 
 
-def circuit(
-    problem: IsingLike, *, measure: bool = True
-) -> tuple[QuantumCircuit, tuple[Parameter, Parameter]]:
+def _terms(problem: IsingLike) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """(h (n,), edges (m, 2), couplings (m,), offset): the Ising problem as an edge list."""
+    if isinstance(problem, MISProblem):
+        h, couplings, offset = problem.ising_terms()
+        return h, problem.edges, couplings, offset
+    h, J, offset = _ising(problem)
+    coo = J.tocoo()
+    keep = coo.data != 0
+    return h, np.stack((coo.row[keep], coo.col[keep]), axis=1).astype(np.int64), coo.data[keep], offset
+
+
+def circuit(problem: IsingLike, *, measure: bool = True) -> QuantumCircuit:
     """Parametrised p = 1 QAOA circuit.
 
     Parameters
@@ -103,10 +123,23 @@ def circuit(
 
     Returns
     -------
-    circuit : QuantumCircuit
-        ``n`` qubits; qubit ``u`` is vertex ``u``. Zero fields and couplings get no gate.
-    parameters : (Parameter, Parameter)
-        ``(gamma, beta)``; bind with ``circuit.assign_parameters({gamma: g, beta: b})``.
+    QuantumCircuit
+        ``n`` qubits; qubit ``u`` is vertex ``u``. Zero fields and couplings get no gate. Its
+        two parameters are the angles (radians), named ``"gamma"`` (cost) and ``"beta"``
+        (mixer). ``circuit.parameters`` lists them in qiskit's order, by name:
+        ``(beta, gamma)``; bind them by name, ``circuit.assign_parameters({"gamma": g,
+        "beta": b})``. A circuit without any field or coupling (no vertex, or ``h`` and ``J``
+        all zero) has no ``gamma``: bind with ``strict=False`` to cover it.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from bbqmis import MISProblem
+    >>> qc = circuit(MISProblem(nx.path_graph(3)))
+    >>> [p.name for p in qc.parameters]
+    ['beta', 'gamma']
+    >>> dict(qc.assign_parameters({"gamma": 0.4, "beta": 0.2}).count_ops())
+    {'h': 3, 'rx': 3, 'measure': 3, 'rzz': 2, 'rz': 1, 'barrier': 1}
     """
     h, J, _ = _ising(problem)
     n = h.size
@@ -122,24 +155,126 @@ def circuit(
     qc.rx(2 * beta, range(n))
     if measure:
         qc.measure_all()
-    return qc, (gamma, beta)
+    return qc
 
 
-def _segment_prod(values: np.ndarray, segments: np.ndarray, count: int) -> np.ndarray:
-    """Products of ``values[..., k]`` grouped by sorted segment ids; empty segments give 1."""
-    out = np.ones(values.shape[:-1] + (count,))
-    if segments.size:
-        starts = np.flatnonzero(np.r_[True, segments[1:] != segments[:-1]])
-        out[..., segments[starts]] = np.multiply.reduceat(values, starts, axis=-1)
-    return out
+#: ``method="auto"`` uses dense products while ``n * (n + 2 m)`` stays below this.
+DENSE_MAX_ENTRIES = 4096
+
+
+class _Segments:
+    """Products over consecutive runs of columns, one run per segment (empty runs give 1).
+
+    Parameters
+    ----------
+    counts : ndarray of shape (s,) of int
+        Number of columns of every segment, in column order.
+    """
+
+    def __init__(self, counts: np.ndarray) -> None:
+        nonempty = counts > 0
+        self._starts = (np.cumsum(counts) - counts)[nonempty]
+        self._present = None if nonempty.all() else np.flatnonzero(nonempty)
+        self._count = counts.size
+
+    def prod(self, values: np.ndarray) -> np.ndarray:
+        """Segment products of ``values`` (shape (..., columns)), shape (..., s)."""
+        if self._present is None:
+            return np.multiply.reduceat(values, self._starts, axis=-1)
+        out = np.ones(values.shape[:-1] + (self._count,))
+        if self._starts.size:
+            out[..., self._present] = np.multiply.reduceat(values, self._starts, axis=-1)
+        return out
+
+
+class _DenseProducts:
+    """Neighbourhood products from dense ``(n, n)`` couplings: few, large operations, for small graphs.
+
+    With ``J`` zero off the edges, ``cos 2 gamma J_uw = 1`` wherever ``w`` is no neighbour, so
+    products over neighbourhoods are products over whole rows.
+    """
+
+    def __init__(self, num_nodes: int, edges: np.ndarray, couplings: np.ndarray) -> None:
+        dense = np.zeros((num_nodes, num_nodes))
+        dense[edges[:, 0], edges[:, 1]] = couplings
+        dense += dense.T
+        u_rows, v_rows = dense[edges[:, 0]], dense[edges[:, 1]]
+        # Rows whose cosines multiply up: J_u. (vertices), J_u. - J_v. and J_u. + J_v. (edges).
+        self._rows = np.concatenate((dense, u_rows - v_rows, u_rows + v_rows))
+        self._n, self._m = num_nodes, couplings.size
+        #: Temporary array entries per ``gamma``.
+        self.width = self._rows.size
+
+    def products(self, g2: np.ndarray, cos_j: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Products over neighbourhoods for ``g2 = 2 gamma`` of shape (k, 1).
+
+        Returns
+        -------
+        around : ndarray of shape (k, n)
+            ``prod_{w in N(u)} cos 2 gamma J_uw`` for every vertex ``u``.
+        minus, plus : ndarrays of shape (k, m)
+            ``prod_{w != u, v} cos 2 gamma (J_uw -/+ J_vw)`` for every edge ``(u, v)``. Over all
+            ``w``, ``w = u`` and ``w = v`` add ``cos^2 2 gamma J_uv``, divided out again: a
+            cosine of a float is never 0, and the quotient keeps the product's relative precision.
+        """
+        rows = np.cos(g2[:, :, None] * self._rows).prod(-1)
+        n, m, square = self._n, self._m, cos_j * cos_j
+        return rows[:, :n], rows[:, n : n + m] / square, rows[:, n + m :] / square
+
+
+class _SparseProducts:
+    """Neighbourhood products from the graph's adjacency: ``O(m + triangles)`` work per ``gamma``."""
+
+    def __init__(self, edges: np.ndarray, couplings: np.ndarray, adj: Adjacency) -> None:
+        self._eu, self._ev = edges[:, 0], edges[:, 1]
+        self._incident = adj.incident
+        self._by_vertex = _Segments(np.diff(adj.indptr))
+        self._triangle_u, self._triangle_v = adj.triangle_u, adj.triangle_v
+        self._by_edge = _Segments(np.bincount(adj.triangle_edge, minlength=couplings.size))
+        j_u, j_v = couplings[adj.triangle_u], couplings[adj.triangle_v]
+        self._j_common = np.stack((j_u - j_v, j_u + j_v))
+        #: Temporary array entries per ``gamma``.
+        self.width = adj.incident.size + 6 * adj.triangle_edge.size
+
+    def products(self, g2: np.ndarray, cos_j: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Products over neighbourhoods for ``g2 = 2 gamma`` of shape (k, 1), as :class:`_DenseProducts`.
+
+        A neighbour ``w`` of ``u`` alone contributes ``cos 2 gamma J_uw`` to ``minus`` and
+        ``plus``: that is ``around[u]`` with the edge itself and the common neighbours ``f``
+        divided out (a cosine of a float is never 0). Common neighbours contribute
+        ``cos 2 gamma (J_uf -/+ J_vf)``.
+        """
+        around = self._by_vertex.prod(cos_j[:, self._incident])
+        both = around[:, self._eu] * around[:, self._ev] / (cos_j * cos_j)
+        if not self._triangle_u.size:
+            return around, both, both
+        common = cos_j[:, self._triangle_u] * cos_j[:, self._triangle_v]
+        terms = np.cos(g2 * self._j_common[:, None, :])
+        minus, plus = self._by_edge.prod(terms) / self._by_edge.prod(common)
+        return around, both * minus, both * plus
 
 
 class ClosedForm:
     """Closed-form p = 1 QAOA energy of one Ising problem, prepared once, evaluated many times.
 
+    An evaluation is a fixed number of whole-array numpy operations over the vertices and edges,
+    for any number of ``gamma`` values at once; ``beta`` enters only through ``sin 2beta``,
+    ``sin 4beta`` and ``sin^2 2beta``. Products over neighbourhoods come from dense ``(n, n)``
+    couplings on small graphs, and on larger ones from the adjacency (incidence lists and the
+    triangles on each edge), which an :class:`MISProblem` computes once and keeps
+    (:attr:`MISProblem.adjacency`).
+
     Parameters
     ----------
     problem : MISProblem or tuple (h, J, offset)
+    method : {"auto", "dense", "sparse"}, default="auto"
+        ``"dense"`` costs ``O(n (n + 2 m))`` per ``gamma`` and few operations; ``"sparse"``
+        ``O(m + triangles)``. ``"auto"`` is dense while ``n (n + 2 m) <= DENSE_MAX_ENTRIES``.
+
+    Attributes
+    ----------
+    method : {"dense", "sparse"}
+        The products in use.
 
     Examples
     --------
@@ -148,79 +283,83 @@ class ClosedForm:
     >>> energy = ClosedForm(MISProblem(nx.cycle_graph(5)))
     >>> round(float(energy(0.0, 0.0)), 6)  # |+>^n: every vertex with probability 1/2
     0.0
+    >>> energy([0.3, 0.6], 0.2).round(6).tolist()  # one value per angle pair
+    [0.776493, 1.14656]
+    >>> round(float(ClosedForm(MISProblem(nx.cycle_graph(5)), method="sparse")(0.6, 0.2)), 6)
+    1.14656
     """
 
-    def __init__(self, problem: IsingLike) -> None:
-        h, J, offset = _ising(problem)
-        n = h.size
-        coo = J.tocoo()
-        keep = coo.data != 0
-        eu, ev, ej = coo.row[keep].astype(np.int64), coo.col[keep].astype(np.int64), coo.data[keep]
-        order = np.lexsort((ev, eu))
-        eu, ev, ej = eu[order], ev[order], ej[order]
-        # Directed half-edges sorted by (source, target): the CSR layout of the symmetric J.
-        src, dst = np.r_[eu, ev], np.r_[ev, eu]
-        order = np.lexsort((dst, src))
-        src, dst, hj = src[order], dst[order], np.r_[ej, ej][order]
-        indptr = np.r_[0, np.cumsum(np.bincount(src, minlength=n))]
-        keys = src * n + dst
+    def __init__(self, problem: IsingLike, *, method: str = "auto") -> None:
+        method = check_choice(method, "method", ("auto", "dense", "sparse"))
+        h, edges, couplings, offset = _terms(problem)
+        n, m = h.size, couplings.size
+        if method == "auto":
+            method = "dense" if n * (n + 2 * m) <= DENSE_MAX_ENTRIES else "sparse"
+        self.method = method
+        if method == "dense":
+            self._products: _DenseProducts | _SparseProducts = _DenseProducts(n, edges, couplings)
+        else:
+            adj = problem.adjacency if isinstance(problem, MISProblem) else adjacency(edges, n)
+            self._products = _SparseProducts(edges, couplings, adj)
+        self._offset, self._h, self._J, self._edges = offset, h, couplings, edges
+        # One cosine and one sine call per evaluation: 2 gamma times these.
+        self._angles = np.concatenate((h, couplings))
+        self._width = max(1, self._products.width + 4 * n + 6 * m)
 
-        def around(centre: np.ndarray, other: np.ndarray) -> tuple[np.ndarray, ...]:
-            """Half-edges (centre, w), w != other, for every edge, split by w's adjacency to other."""
-            degree = indptr[centre + 1] - indptr[centre]
-            edge = np.repeat(np.arange(eu.size), degree)
-            half = np.repeat(indptr[centre], degree) + _ragged_arange(degree)
-            w = dst[half]
-            mask = w != other[edge]
-            edge, half, w = edge[mask], half[mask], w[mask]
-            partner_key = other[edge] * n + w
-            pos = np.minimum(np.searchsorted(keys, partner_key), keys.size - 1)
-            common = keys[pos] == partner_key if keys.size else np.zeros(0, bool)
-            return edge, half, common, pos
+    @property
+    def scale(self) -> float:
+        """Largest ``|h_u|`` or ``|J_uv|``: the fastest frequency of the energy in ``gamma``.
 
-        edge_u, half_u, common_u, partner_u = around(eu, ev)
-        edge_v, half_v, common_v, _ = around(ev, eu)
-        self._n, self._offset, self._h = n, offset, h
-        self._src, self._hj = src, hj
-        self._eu, self._ev, self._ej = eu, ev, ej
-        self._only_u = (edge_u[~common_u], half_u[~common_u])
-        self._only_v = (edge_v[~common_v], half_v[~common_v])
-        # Common neighbours f of edge (u, v): half-edges (u, f) and (v, f), same order.
-        self._common = (edge_u[common_u], half_u[common_u], partner_u[common_u])
+        Examples
+        --------
+        >>> import networkx as nx
+        >>> from bbqmis import MISProblem
+        >>> ClosedForm(MISProblem(nx.path_graph(4))).scale  # J = penalty / 4
+        0.5
+        """
+        return float(max(np.abs(self._J).max(initial=0.0), np.abs(self._h).max(initial=0.0)))
 
-    def coefficients(self, gamma: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def coefficients(self, gamma: npt.ArrayLike) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Energy terms of ``sin 2beta``, ``sin 4beta / 2`` and ``sin^2 2beta / 2``.
 
         Parameters
         ----------
-        gamma : ndarray of shape (k,)
+        gamma : array-like of shape (k,)
+            Cost angles (radians).
 
         Returns
         -------
         a, b, c : ndarrays of shape (k,)
             ``E(gamma, beta) = offset + a sin 2beta + b sin(4beta)/2 + c sin^2(2beta)/2``.
+
+        Examples
+        --------
+        >>> import networkx as nx
+        >>> from bbqmis import MISProblem
+        >>> a, b, c = ClosedForm(MISProblem(nx.path_graph(2))).coefficients([0.0, 0.5])
+        >>> a.round(6).tolist(), b.round(6).tolist(), c.round(6).tolist()
+        ([0.0, 0.0], [0.0, 0.479426], [0.0, 0.0])
         """
-        g = np.asarray(gamma, dtype=float)[:, None]
-        m, n = self._eu.size, self._n
-        cos_half = np.cos(2 * g * self._hj)
-        node = _segment_prod(cos_half, self._src, n)
-        a = (self._h * np.sin(2 * g * self._h) * node).sum(-1)
+        n, m = self._h.size, self._J.size
+        eu, ev = self._edges[:, 0], self._edges[:, 1]
+        g2 = 2 * np.asarray(gamma, dtype=float).reshape(-1, 1)
+        angles = g2 * self._angles
+        cosines, sines = np.cos(angles), np.sin(angles)
+        cos_h, cos_j, sin_h = cosines[:, :n], cosines[:, n:], sines[:, :n]
+        around, minus, plus = self._products.products(g2, cos_j)
+        # Sums as multiply-and-sum, not ``@``: BLAS threads gain nothing on these sizes and stall
+        # when the cores are busy.
+        a = (sin_h * around * self._h).sum(-1)
         if m == 0:
             return a, np.zeros_like(a), np.zeros_like(a)
-        only_u = _segment_prod(cos_half[:, self._only_u[1]], self._only_u[0], m)
-        only_v = _segment_prod(cos_half[:, self._only_v[1]], self._only_v[0], m)
-        edge, half_u, half_v = self._common
-        common_u = _segment_prod(cos_half[:, half_u], edge, m)
-        common_v = _segment_prod(cos_half[:, half_v], edge, m)
-        j_plus, j_minus = self._hj[half_u] + self._hj[half_v], self._hj[half_u] - self._hj[half_v]
-        plus = _segment_prod(np.cos(2 * g * j_plus), edge, m)
-        minus = _segment_prod(np.cos(2 * g * j_minus), edge, m)
-        hu, hv = self._h[self._eu], self._h[self._ev]
-        first = np.sin(2 * g * self._ej) * (
-            np.cos(2 * g * hu) * only_u * common_u + np.cos(2 * g * hv) * only_v * common_v
-        )
-        second = only_u * only_v * (np.cos(2 * g * (hu - hv)) * minus - np.cos(2 * g * (hu + hv)) * plus)
-        return a, (self._ej * first).sum(-1), (self._ej * second).sum(-1)
+        # <Z_u Z_v>, first part: cos 2 gamma h_u prod_{w in N(u) \ v} cos 2 gamma J_uw + (u <-> v),
+        # with the edge's own cosine divided out of around[u] (a cosine of a float is never 0).
+        ends = around * cos_h
+        b = (sines[:, n:] / cos_j * (ends[:, eu] + ends[:, ev]) * self._J).sum(-1)
+        # Second part: minus cos 2 gamma (h_u - h_v) - plus cos 2 gamma (h_u + h_v), expanded.
+        cos_cos, sin_sin = cos_h[:, eu] * cos_h[:, ev], sin_h[:, eu] * sin_h[:, ev]
+        c = (((minus - plus) * cos_cos + (minus + plus) * sin_sin) * self._J).sum(-1)
+        return a, b, c
 
     def __call__(
         self, gamma: npt.ArrayLike, beta: npt.ArrayLike, *, chunk: int = 1 << 22
@@ -230,35 +369,39 @@ class ClosedForm:
         Parameters
         ----------
         gamma, beta : float or array-like
-            Angles in radians; broadcast together.
+            Angles in radians; broadcast together. The graph terms are computed once per
+            entry of ``gamma``: for a grid pass ``gamma[:, None]`` and ``beta[None, :]``.
         chunk : int
             Upper bound on the temporary array size (elements) per batch of ``gamma``.
 
         Returns
         -------
         float, or ndarray of the broadcast shape.
+
+        Examples
+        --------
+        >>> import networkx as nx
+        >>> from bbqmis import MISProblem
+        >>> energy = ClosedForm(MISProblem(nx.path_graph(2)))
+        >>> energy(np.linspace(0, 1, 3)[:, None], np.array([0.1, 0.3])).round(4).tolist()
+        [[-0.5, -0.5], [-0.4067, -0.2766], [-0.3362, -0.1079]]
         """
-        gamma, beta = np.broadcast_arrays(np.asarray(gamma, float), np.asarray(beta, float))
-        distinct, inverse = np.unique(gamma, return_inverse=True)
-        width = max(
-            1, 2 * self._eu.size + self._only_u[0].size + self._only_v[0].size + 4 * self._common[0].size
-        )
-        step = max(1, chunk // width)
-        parts = [self.coefficients(distinct[i : i + step]) for i in range(0, distinct.size, step)]
-        a, b, c = (
-            np.concatenate(column)[inverse.reshape(gamma.shape)] for column in zip(*parts, strict=True)
-        )
-        energy = (
-            self._offset + a * np.sin(2 * beta) + b * np.sin(4 * beta) / 2 + c * np.sin(2 * beta) ** 2 / 2
-        )
+        gamma, beta = np.asarray(gamma, dtype=float), np.asarray(beta, dtype=float)
+        flat = gamma.reshape(-1)
+        step = max(1, chunk // self._width)
+        if flat.size <= step:
+            a, b, c = self.coefficients(flat)
+        else:
+            parts = [self.coefficients(flat[i : i + step]) for i in range(0, flat.size, step)]
+            a, b, c = (np.concatenate(column) for column in zip(*parts, strict=True))
+        if gamma.ndim == 0:  # numpy scalars: cheaper arithmetic than 0-d arrays
+            a, b, c = a[0], b[0], c[0]
+        else:
+            a, b, c = a.reshape(gamma.shape), b.reshape(gamma.shape), c.reshape(gamma.shape)
+        beta = beta if beta.ndim else float(beta)
+        sin2 = np.sin(2 * beta)
+        energy = self._offset + a * sin2 + b * np.sin(4 * beta) / 2 + c * sin2 * sin2 / 2
         return float(energy) if energy.ndim == 0 else energy
-
-
-def _ragged_arange(lengths: np.ndarray) -> np.ndarray:
-    """Concatenation of ``arange(l)`` for every ``l`` in ``lengths``."""
-    total = int(lengths.sum())
-    starts = np.repeat(np.cumsum(lengths) - lengths, lengths)
-    return np.arange(total) - starts
 
 
 def expectation(problem: IsingLike, gamma: npt.ArrayLike, beta: npt.ArrayLike) -> float | np.ndarray:
@@ -285,55 +428,122 @@ def expectation(problem: IsingLike, gamma: npt.ArrayLike, beta: npt.ArrayLike) -
     return ClosedForm(problem)(gamma, beta)
 
 
+def _minimise_over_beta(
+    a: np.ndarray, b: np.ndarray, c: np.ndarray, betas: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Best ``beta`` for every ``gamma`` from its coefficients: the grid's best, polished by Newton.
+
+    With ``x = 2 beta`` the energy less its offset is ``a sin x + (b / 2) sin 2x + (c / 2) sin^2 x``,
+    a trigonometric polynomial whose derivatives are exact and cheap.
+
+    Parameters
+    ----------
+    a, b, c : ndarrays of shape (k,)
+        :meth:`ClosedForm.coefficients` of ``k`` values of ``gamma``.
+    betas : ndarray of shape (j,)
+        Grid of ``beta`` (radians).
+
+    Returns
+    -------
+    beta, value : ndarrays of shape (k,)
+        The best ``beta`` and the energy there, offset excluded.
+    """
+    a, b, c = a[:, None], b[:, None], c[:, None]
+
+    def value(x: np.ndarray) -> np.ndarray:
+        return a * np.sin(x) + b * np.sin(2 * x) / 2 + c * np.sin(x) ** 2 / 2
+
+    grid = value(2 * betas)
+    best = grid.argmin(axis=1)
+    x = 2 * betas[best][:, None]
+    step = 2 * np.pi / betas.size
+    for _ in range(8):
+        sin_x, sin_2x, cos_2x = np.sin(x), np.sin(2 * x), np.cos(2 * x)
+        slope = a * np.cos(x) + b * cos_2x + c * sin_2x / 2
+        curvature = -a * sin_x - 2 * b * sin_2x + c * cos_2x
+        convex = curvature > 0  # a Newton step only towards a minimum, at most one grid step
+        newton = slope / np.where(convex, curvature, 1)
+        move = np.where(convex, np.maximum(-step, np.minimum(step, newton)), 0)
+        x = x - move
+        if np.abs(move).max() < 1e-13:
+            break
+    polished = value(x)[:, 0]
+    at_grid = grid[np.arange(best.size), best]
+    better = polished < at_grid
+    return np.where(better, x[:, 0] / 2, betas[best]), np.where(better, polished, at_grid)
+
+
 def optimize(
     problem: IsingLike,
     *,
     grid: tuple[int, int] = (40, 20),
     gamma_max: float | None = None,
-    method: str = "L-BFGS-B",
+    xatol: float = 1e-10,
 ) -> QAOAAngles:
-    """Train p = 1 angles on the closed form: a coarse grid, then scipy's minimiser.
+    """Train p = 1 angles on the closed form: a grid, then a one-dimensional search in ``gamma``.
+
+    For every ``gamma`` the energy is a trigonometric polynomial in ``beta`` with known
+    coefficients (:meth:`ClosedForm.coefficients`), so the best ``beta`` follows from a grid and
+    Newton steps with exact derivatives. Only ``gamma`` is searched: over the grid, then by
+    Brent's bounded method (:func:`scipy.optimize.minimize_scalar`) between the grid neighbours
+    of the best point.
 
     Parameters
     ----------
     problem : MISProblem or tuple (h, J, offset)
     grid : (int, int), default=(40, 20)
-        Grid points in ``gamma`` over ``[0, gamma_max]`` and in ``beta`` over ``[0, pi)``.
+        Grid points in ``gamma`` over ``(0, gamma_max]`` and in ``beta`` over ``[0, pi)``.
         Together with ``E(-gamma, -beta) = E(gamma, beta)`` and period ``pi`` in ``beta``
         this covers every ``beta``.
     gamma_max : float, optional
-        Default ``pi / max|J|`` (a full period for unit-weight MIS).
-    method : str, default="L-BFGS-B"
-        Any bounded method of :func:`scipy.optimize.minimize`.
+        Default ``pi / max(|h|, |J|)`` (a full period for unit-weight MIS).
+    xatol : float, default=1e-10
+        Absolute tolerance on ``gamma`` (radians) of the bounded search.
 
     Returns
     -------
     QAOAAngles
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from bbqmis import MISProblem
+    >>> problem = MISProblem(nx.cycle_graph(5))
+    >>> angles = optimize(problem)
+    >>> round(angles.energy, 4)  # the optimum, 2 vertices, has cost -2; |+>^n has 0
+    -1.3774
+    >>> abs(expectation(problem, angles.gamma, angles.beta) - angles.energy) < 1e-12
+    True
     """
     start = time.perf_counter()
     energy = ClosedForm(problem)
     n_gamma, n_beta = (check_positive_int(k, "grid") for k in grid)
     if gamma_max is None:
-        scale = max(np.abs(energy._ej).max(initial=0.0), np.abs(energy._h).max(initial=0.0))
+        scale = energy.scale
         gamma_max = np.pi / scale if scale > 0 else np.pi
-    gammas = np.linspace(0, gamma_max, n_gamma + 1)[1:]
+    gammas = np.linspace(0, gamma_max, n_gamma + 1)
     betas = np.linspace(0, np.pi, n_beta, endpoint=False)
-    values = np.asarray(energy(gammas[:, None], betas[None, :]))
-    i, j = np.unravel_index(np.argmin(values), values.shape)
-    result = scipy.optimize.minimize(
-        lambda x: float(energy(x[0], x[1])),
-        x0=[gammas[i], betas[j]],
-        method=method,
-        bounds=[(0.0, gamma_max), (-np.pi, 2 * np.pi)],
+    beta, value = _minimise_over_beta(*energy.coefficients(gammas[1:]), betas)
+    i = int(np.argmin(value))
+
+    def profile(gamma: float) -> float:
+        return float(_minimise_over_beta(*energy.coefficients([gamma]), betas)[1][0])
+
+    result = scipy.optimize.minimize_scalar(
+        profile,
+        bounds=(gammas[i], gammas[min(i + 2, n_gamma)]),
+        method="bounded",
+        options={"xatol": xatol},
     )
-    best = (float(result.x[0]), float(result.x[1]), float(result.fun))
-    if values[i, j] < best[2]:
-        best = (float(gammas[i]), float(betas[j]), float(values[i, j]))
+    best_gamma, best_beta = float(gammas[i + 1]), float(beta[i])
+    if result.fun < value[i]:
+        best_gamma = float(result.x)
+        best_beta = float(_minimise_over_beta(*energy.coefficients([best_gamma]), betas)[0][0])
     return QAOAAngles(
-        gamma=best[0],
-        beta=best[1],
-        energy=best[2],
-        evaluations=int(values.size + result.nfev),
+        gamma=best_gamma,
+        beta=best_beta,
+        energy=float(energy(best_gamma, best_beta)),
+        evaluations=int(n_gamma * n_beta + result.nfev),
         seconds=time.perf_counter() - start,
     )
 
@@ -362,12 +572,22 @@ def sample(
     -------
     dict[str, int]
         Counts keyed by ``n``-character bitstrings in qiskit order (qubit 0 rightmost).
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from bbqmis import MISProblem
+    >>> problem = MISProblem(nx.path_graph(4))
+    >>> counts = sample(problem, optimize(problem), shots=1000, seed=1)
+    >>> sum(counts.values()), max(counts, key=counts.get)  # most frequent: vertices 0 and 3
+    (1000, '1001')
     """
     shots = check_positive_int(shots, "shots")
     if isinstance(angles, QAOAAngles):
         angles = (angles.gamma, angles.beta)
-    qc, (gamma, beta) = circuit(problem)
-    bound = qc.assign_parameters({gamma: float(angles[0]), beta: float(angles[1])})
+    bound = circuit(problem).assign_parameters(
+        {"gamma": float(angles[0]), "beta": float(angles[1])}, strict=False
+    )
     if backend is None or isinstance(backend, str):
         backend = shared_backend(backend or "aer")
     return backend.run([bound], shots=shots, seed=seed)[0]

@@ -503,3 +503,19 @@ def test_a_checkpoint_that_is_not_a_regular_file_is_refused_without_reading(tmp_
         path.symlink_to("/dev/zero")  # reading would fill the memory
     with pytest.raises(SearchError, match=r"run\.ckpt: cannot read checkpoint: not a regular file$"):
         Checkpoint(path, nx.cycle_graph(5), SETTINGS).load()
+
+
+@pytest.mark.parametrize(
+    ("phase", "value"),
+    [("node_lp", {"improving_columns": []}), ("node_lp", {"nodes": "many"}), ("lp", 3), ("price", [])],
+)
+def test_malformed_lp_counters_of_a_finished_component_are_refused(tmp_path, phase, value):
+    graph, exhaustive, original = real_checkpoints()["finished"]
+    document = json.loads(original)
+    (outcome,) = document["done"].values()
+    assert "node_lp" in outcome["stats"], "the finished run did not bound its tree nodes by LP"
+    outcome["stats"][phase] = value
+    path = tmp_path / "run.ckpt"
+    path.write_bytes(json.dumps(checksummed(document)).encode())
+    refusal = resume(path, graph, exhaustive)
+    assert isinstance(refusal, str) and f"stats.{phase}" in refusal, refusal

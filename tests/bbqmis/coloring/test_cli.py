@@ -1,3 +1,4 @@
+import argparse
 import itertools
 import json
 import os
@@ -265,6 +266,7 @@ REAL_OPTIONS = {
     "--time-limit": (0, 10_000_000),
     "--memory-limit": (0, 100_000),
     "--exact-share": (0, 1),
+    "--lp-share": (0, 1),
     "--checkpoint-interval": (0, 10_000_000),
 }
 
@@ -494,3 +496,27 @@ def test_a_second_signal_stops_at_once(tmp_path):
     while any(alive(pid) for pid in workers) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not [pid for pid in workers if alive(pid)], "a worker outlived the run"
+
+
+def test_plot_draws_the_colouring_and_the_search_into_a_png(tmp_path, capsys):
+    from matplotlib.image import imread
+
+    out = tmp_path / "run.png"
+    assert main([MYCIEL4, "--sampler", "exact", "--quiet", "--plot", str(out)]) == 0
+    image = imread(out)
+    assert image.shape[0] > 300 and image.shape[1] > image.shape[0]  # two panels side by side
+    assert [p.name for p in tmp_path.iterdir()] == ["run.png"]  # no temporary file left
+
+
+def test_an_unwritable_plot_path_is_refused_before_the_search(tmp_path, capsys):
+    assert main([MYCIEL4, "--plot", str(tmp_path / "missing" / "run.png")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("bbqmis: error: --plot ") and err.count("\n") == 1
+
+
+def test_help_shows_the_default_of_every_option_that_has_one():
+    parser = cli.build_parser()
+    for action in parser._actions:
+        if action.option_strings and action.default not in (None, False, argparse.SUPPRESS):
+            assert "default" in (action.help or ""), action.option_strings
+    assert "examples:" in parser.format_help()

@@ -109,3 +109,15 @@ def test_to_json_keeps_labels_apart_that_print_alike():
     result = ColoringResult({1: 0, "1": 1, 2: 2}, 3, 3, True)
     coloring = json.loads(json.dumps(result.to_json()))["coloring"]
     assert coloring == {"1": 0, "'1'": 1, "2": 2}
+
+
+def test_repr_is_one_line_without_the_colouring():
+    import networkx as nx
+
+    from bbqmis.coloring import color_graph
+
+    text = repr(color_graph(nx.cycle_graph(7), "exact"))
+    assert text.startswith(
+        "ColoringResult(num_colors=3, lower_bound=3, optimal=True, stopped=None, vertices=7"
+    )
+    assert "\n" not in text and "coloring" not in text

@@ -2,15 +2,22 @@ import networkx as nx
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from qiskit.quantum_info import Statevector
 
+from backends.errors import InvalidParameterError
 from bbqmis import MISProblem, qaoa
+
+METHODS = ("dense", "sparse")
+ANGLE = st.floats(-np.pi, np.pi, allow_nan=False)
 
 
 def statevector_energy(problem, gamma, beta):
     """<f> from qiskit's Statevector of the bound circuit: the reference for the closed form."""
-    qc, (g, b) = qaoa.circuit(problem, measure=False)
-    probabilities = Statevector(qc.assign_parameters({g: gamma, b: beta})).probabilities()
+    qc = qaoa.circuit(problem, measure=False)
+    bound = qc.assign_parameters({"gamma": gamma, "beta": beta}, strict=False)  # h = J = 0: no gamma
+    probabilities = Statevector(bound).probabilities()
     n = qc.num_qubits
     k = np.arange(2**n)
     bits = (k[:, None] >> np.arange(n)) & 1
@@ -49,6 +56,74 @@ def test_closed_form_equals_statevector_on_general_ising_with_triangles(graphs):
         )
 
 
+@st.composite
+def small_graphs(draw, max_nodes=7):
+    """Any simple graph on 1..max_nodes vertices: isolated vertices, triangles, cliques."""
+    n = draw(st.integers(1, max_nodes))
+    pairs = [(u, v) for u in range(n) for v in range(u + 1, n)]
+    chosen = draw(st.lists(st.booleans(), min_size=len(pairs), max_size=len(pairs)))
+    graph = nx.empty_graph(n)
+    graph.add_edges_from(pair for pair, keep in zip(pairs, chosen, strict=True) if keep)
+    return graph
+
+
+@st.composite
+def weighted_problems(draw):
+    """MIS problems with random positive weights and a random admissible penalty (MWIS pricing)."""
+    graph = draw(small_graphs())
+    weights = draw(st.lists(st.floats(0.05, 5.0), min_size=len(graph), max_size=len(graph)))
+    penalty = max(weights) * draw(st.floats(1.01, 4.0))
+    return MISProblem(graph, weights=weights, penalty=penalty)
+
+
+@st.composite
+def general_isings(draw):
+    """Ising problems (h, J, offset) with independent random fields and couplings on a random graph."""
+    graph = draw(small_graphs())
+    n, edges = len(graph), list(graph.edges)
+    h = draw(st.lists(st.floats(-3, 3), min_size=n, max_size=n))
+    couplings = draw(st.lists(st.floats(-3, 3).filter(bool), min_size=len(edges), max_size=len(edges)))
+    rows, cols = np.array(edges, dtype=int).reshape(-1, 2).T
+    J = sp.csr_array((couplings, (rows, cols)), shape=(n, n))
+    return np.array(h), J, draw(st.floats(-5, 5))
+
+
+@pytest.mark.timeout(60)
+@settings(max_examples=120, deadline=None)
+@given(st.one_of(weighted_problems(), general_isings()), ANGLE, ANGLE, st.sampled_from(METHODS))
+def test_closed_form_equals_statevector_on_any_weighted_mis_or_ising(problem, gamma, beta, method):
+    expected = statevector_energy(problem, gamma, beta)
+    assert qaoa.ClosedForm(problem, method=method)(gamma, beta) == pytest.approx(expected, abs=1e-9)
+
+
+@pytest.mark.parametrize("d", [3, 8, 20])
+def test_dense_and_sparse_agree_beyond_statevector_sizes(d):
+    # 60 vertices with many triangles at d = 20; random weights as in pricing.
+    rng = np.random.default_rng(d)
+    graph = nx.random_regular_graph(d, 60, seed=d)
+    problem = MISProblem(graph, weights=rng.uniform(0.2, 3.0, 60), penalty=4.0)
+    gammas, betas = rng.uniform(-2, 2, (5, 1)), rng.uniform(-2, 2, (1, 4))
+    dense = qaoa.ClosedForm(problem, method="dense")(gammas, betas)
+    sparse = qaoa.ClosedForm(problem, method="sparse")(gammas, betas)
+    np.testing.assert_allclose(sparse, dense, rtol=0, atol=1e-9 * max(1.0, np.abs(dense).max()))
+
+
+def test_expectation_keeps_the_adjacency_on_the_problem():
+    problem = MISProblem(nx.random_regular_graph(3, 200, seed=1))
+    first = qaoa.expectation(problem, 0.4, 0.2)
+    cached = problem.adjacency
+    assert qaoa.expectation(problem, 0.4, 0.2) == first
+    assert problem.adjacency is cached
+    del problem.adjacency
+    assert qaoa.expectation(problem, 0.4, 0.2) == first and problem.adjacency is not cached
+
+
+def test_unknown_method_is_refused_with_its_name():
+    message = "method must be one of 'auto', 'dense', 'sparse'; got 'fast'"
+    with pytest.raises(InvalidParameterError, match=message):
+        qaoa.ClosedForm(MISProblem(nx.path_graph(3)), method="fast")
+
+
 def test_expectation_broadcasts_over_angle_arrays():
     problem = MISProblem(nx.petersen_graph())
     gammas = np.linspace(0.1, 2.0, 7)
@@ -58,8 +133,9 @@ def test_expectation_broadcasts_over_angle_arrays():
     for i in (0, 3, 6):
         for j in (0, 2, 4):
             assert grid[i, j] == pytest.approx(qaoa.expectation(problem, gammas[i], betas[j]), abs=1e-12)
-    chunked = qaoa.ClosedForm(problem)(gammas[:, None], betas[None, :], chunk=1)
-    np.testing.assert_allclose(chunked, grid, atol=1e-12)
+    for method in METHODS:
+        chunked = qaoa.ClosedForm(problem, method=method)(gammas[:, None], betas[None, :], chunk=1)
+        np.testing.assert_allclose(chunked, grid, atol=1e-12)
 
 
 def test_graph_without_edges():
@@ -71,13 +147,13 @@ def test_graph_without_edges():
 
 def test_circuit_structure():
     problem = MISProblem(nx.path_graph(3))
-    qc, (gamma, beta) = qaoa.circuit(problem)
+    qc = qaoa.circuit(problem)
     ops = qc.count_ops()
     assert (ops["h"], ops["rzz"], ops["rx"], ops["measure"]) == (3, 2, 3, 3)
     # Middle vertex: h = 1/2 - 2 * 2/4 = -1/2 != 0; ends: 1/2 - 2/4 = 0, no RZ gate.
     assert ops["rz"] == 1
-    assert set(qc.parameters) == {gamma, beta}
-    assert "measure" not in qaoa.circuit(problem, measure=False)[0].count_ops()
+    assert [p.name for p in qc.parameters] == ["beta", "gamma"]
+    assert "measure" not in qaoa.circuit(problem, measure=False).count_ops()
 
 
 def test_optimize_finds_the_grid_minimum_and_reports_work():
@@ -92,6 +168,20 @@ def test_optimize_finds_the_grid_minimum_and_reports_work():
     assert set(angles.to_json()) == {"gamma", "beta", "energy", "evaluations", "seconds"}
 
 
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_optimize_reaches_the_dense_grid_minimum_on_weighted_problems(seed):
+    rng = np.random.default_rng(seed)
+    graph = nx.gnp_random_graph(9, 0.4, seed=seed)  # triangles, maybe isolated vertices
+    problem = MISProblem(graph, weights=rng.uniform(0.2, 2.0, 9), penalty=2.5)
+    angles = qaoa.optimize(problem)
+    gamma_max = np.pi / qaoa.ClosedForm(problem).scale
+    gammas = np.linspace(0, gamma_max, 600)
+    betas = np.linspace(0, np.pi, 300, endpoint=False)
+    dense_min = qaoa.expectation(problem, gammas[:, None], betas[None, :]).min()
+    assert angles.energy <= dense_min + 1e-9
+    assert angles.energy == pytest.approx(statevector_energy(problem, angles.gamma, angles.beta), abs=1e-9)
+
+
 def test_sample_on_aer_matches_the_exact_distribution():
     problem = MISProblem(nx.path_graph(4))
     angles = qaoa.optimize(problem)
@@ -99,8 +189,9 @@ def test_sample_on_aer_matches_the_exact_distribution():
     counts = qaoa.sample(problem, angles, shots=shots, seed=3)
     assert sum(counts.values()) == shots
     assert all(len(key) == 4 for key in counts)
-    qc, (g, b) = qaoa.circuit(problem, measure=False)
-    exact = Statevector(qc.assign_parameters({g: angles.gamma, b: angles.beta})).probabilities_dict()
+    qc = qaoa.circuit(problem, measure=False)
+    bound = qc.assign_parameters({"gamma": angles.gamma, "beta": angles.beta})
+    exact = Statevector(bound).probabilities_dict()
     tvd = 0.5 * sum(abs(counts.get(k, 0) / shots - p) for k, p in exact.items())
     assert tvd < 0.03
     energy = sum(problem.cost(k) * c for k, c in counts.items()) / shots
