@@ -659,8 +659,12 @@ def paper_experiment(args: argparse.Namespace, out: Path) -> int:
 
     from backends.progress import ProgressLine
 
-    with ProgressLine(sys.stderr, label="vqpu paper") as progress:
-        points = experiment(args, out, progress)
+    try:
+        with ProgressLine(sys.stderr, label="vqpu paper") as progress:
+            points = experiment(args, out, progress)
+    except RuntimeError as exc:  # Slurm, the server or a job failed: one line, not a traceback
+        print(f"vqpu_multiplexing.py: error: {exc}", file=sys.stderr)
+        return 1
     fields = ["n", "alpha", "repeat", "total_seconds", "baseline_seconds", "ratio", "occupancy"]
     fields += ["quantum_seconds", "mean_cumulative_queue_seconds", "batches", "runtimes"]
     with open(out / "vqpu_paper.csv", "w", newline="") as file:

@@ -28,9 +28,12 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -57,9 +60,11 @@ def slurm_env(state: Path) -> dict[str, str]:
 
 
 def _run(command: list[str], env: dict[str, str], timeout: float = 60) -> str:
-    return subprocess.run(
-        command, env=env, capture_output=True, text=True, timeout=timeout, check=True
-    ).stdout
+    """Run ``command``; return its output, or raise RuntimeError with the end of its error output."""
+    result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=timeout)
+    if result.returncode != 0:
+        raise RuntimeError(f"{shlex.join(command)} failed: {result.stderr.strip()[-500:]}")
+    return result.stdout
 
 
 def use_gres(state: Path, count: int) -> None:
@@ -94,8 +99,13 @@ def use_gres(state: Path, count: int) -> None:
 
 
 @contextmanager
-def slurm_cluster(state: Path, licences: int, *, gres: bool = False) -> Iterator[dict[str, str]]:
-    """Start the single-node Slurm of examples/slurm in ``state``; yield its environment; stop it."""
+def slurm_cluster(licences: int, *, gres: bool = False) -> Iterator[dict[str, str]]:
+    """Start the single-node Slurm of examples/slurm; yield its environment; stop it.
+
+    Its state lives in a fresh directory under the system's temporary directory: MUNGE's
+    socket path must stay within the 107 bytes of a Unix socket address.
+    """
+    state = Path(tempfile.mkdtemp(prefix="vqpu-slurm-"))
     env = slurm_env(state)
     try:
         _run(["bash", str(SLURM / "start.sh"), str(state), str(licences)], env, timeout=90)
@@ -104,6 +114,7 @@ def slurm_cluster(state: Path, licences: int, *, gres: bool = False) -> Iterator
         yield env
     finally:
         subprocess.run(["bash", str(SLURM / "stop.sh"), str(state)], env=env, timeout=90)
+        shutil.rmtree(state, ignore_errors=True)
 
 
 def run_point(
@@ -167,7 +178,7 @@ def experiment(args, out: Path, progress) -> list[dict]:
     serve_args = ("--latency", str(args.latency), "--token-file", str(tokens), "--max-queue", "10000")
     server = Server(default_server_command(args.backend), db, *serve_args)
     points = []
-    with slurm_cluster(out / "slurm", max(args.n), gres=args.gres) as env, server.running():
+    with slurm_cluster(max(args.n), gres=args.gres) as env, server.running():
         for repeat in range(args.repeats):
             for alpha in args.alpha:
                 for n in sorted(args.n):
