@@ -1,6 +1,13 @@
 """vQPU multiplexing: N concurrent jobs share one (emulated) QPU through the vQPU server.
 
-The experiment of "Three ways to share a QPU" (arXiv:2604.14955) on one machine: for N
+By default, the vQPU paper's experiment (Section 4.3.1, Figures 7 and 8): N concurrent
+``python -m bbqmis`` jobs colouring the same graph, submitted through the single-node
+Slurm of ``examples/slurm`` (each holding one licence, ``--gres``: one GRES), alpha in
+{0, 1, 2, 4}, 10 repeats; see :mod:`vqpu_paper` (``--short``: N in {1, 2}, alpha in
+{0, 2}, one repeat, for CI).
+
+``--synthetic`` runs the earlier synthetic grid instead
+(the experiment of "Three ways to share a QPU", arXiv:2604.14955) on one machine: for N
 in {1, 2, 4, 8} concurrent identical jobs and sleep factor alpha in {0, 1, 2, 4} (each
 job sleeps alpha x quantum time after every circuit, emulating classical work), measure
 
@@ -21,10 +28,17 @@ through ``examples/slurm/submit.sh`` to a Slurm started with ``examples/slurm/st
 client is killed and the server is restarted mid-run; every accepted batch must be
 answered exactly once and the other clients must finish undisturbed.
 
+``--policy`` compares the scheduling policies (one heavy job, several light ones);
+``--scale`` measures the server's overhead per batch and its throughput with many
+client processes on the ``null`` backend.
+
 Examples
 --------
-    python benchmarks/vqpu_multiplexing.py                 # small grid, a few minutes
-    python benchmarks/vqpu_multiplexing.py --full          # R=3 repeats, K=20 circuits
+    python benchmarks/vqpu_multiplexing.py --short          # the paper's experiment, small
+    python benchmarks/vqpu_multiplexing.py                  # the paper's grid, 10 repeats (hours)
+    python benchmarks/vqpu_multiplexing.py --synthetic --full  # synthetic grid, R=3, K=20
+    python benchmarks/vqpu_multiplexing.py --policy
+    python benchmarks/vqpu_multiplexing.py --scale --clients 64 --batches 20
     python benchmarks/vqpu_multiplexing.py --soak --clients 16 --batches 1000
 
 Prints a table and one final JSON line; writes CSV and figures to ``--out``.
@@ -52,6 +66,9 @@ import httpx
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT / "benchmarks"))  # vqpu_paper, also when this file is imported by path
+
+from vqpu_paper import GRAPH  # noqa: E402
 
 from backends.vqpu.report import summarize  # noqa: E402
 from backends.vqpu.store import read_batches  # noqa: E402
@@ -329,6 +346,162 @@ def overhead(server: Server, clients: int = 8, batches: int = 25) -> dict:
     }
 
 
+def _scale_client(url: str, index: int, batches: int, barrier, results) -> None:
+    """One of many client processes: warm up, wait for all, then time ``batches`` batches."""
+    from backends.vqpu.api import VQPUSession
+    from backends.vqpu.wire import encode_circuits
+
+    payload = encode_circuits([qaoa_like(3, 0.4, 0.3)])
+    with VQPUSession(url, job=f"scale-{index}") as session:
+        session.execute(payload, 16)
+        barrier.wait()
+        start, out = time.time(), []
+        for _ in range(batches):
+            tic = time.time()
+            batch = session.execute(payload, 16)
+            out.append(time.time() - tic - batch["quantum_seconds"] - batch["queue_seconds"])
+        results.put((start, time.time(), out))
+
+
+def cpu_seconds(pid: int) -> float:
+    """CPU seconds (user + system) used so far by process ``pid`` and its child processes (Linux)."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    total = 0
+    for process in [pid, *map(int, children)]:
+        fields = Path(f"/proc/{process}/stat").read_text().rsplit(")", 1)[1].split()
+        total += int(fields[11]) + int(fields[12])  # utime, stime
+    return total / ticks
+
+
+def scale(server: Server, clients: int = 64, batches: int = 20) -> dict:
+    """Median server overhead per batch and throughput with ``clients`` client processes at once.
+
+    Every client warms its connection, then all start together (a barrier) and each
+    runs ``batches`` batches one after another. Throughput is all timed batches over
+    the span from the first start to the last end.
+    """
+    import multiprocessing
+
+    context = multiprocessing.get_context("spawn")
+    barrier, results = context.Barrier(clients), context.Queue()
+    processes = [
+        context.Process(target=_scale_client, args=(server.url, i, batches, barrier, results))
+        for i in range(clients)
+    ]
+    for process in processes:
+        process.start()
+    records = [results.get(timeout=600) for _ in processes]
+    cpu = cpu_seconds(server.process.pid)
+    for process in processes:
+        process.join(timeout=60)
+    samples = [x for _, _, xs in records for x in xs]
+    span = max(end for _, end, _ in records) - min(start for start, _, _ in records)
+    return {
+        "clients": clients,
+        "batches": len(samples),
+        "median_ms": 1e3 * statistics.median(samples),
+        "p90_ms": 1e3 * statistics.quantiles(samples, n=10)[-1],
+        "batches_per_second": len(samples) / span,
+        # the server's CPU (decoder process included) per batch, warm-up batches included
+        "server_cpu_ms_per_batch": 1e3 * cpu / (len(samples) + clients),
+    }
+
+
+def _policy_client(task: tuple[str, str, str, int, float]) -> None:
+    """A heavy job queues all its batches at once; a light job runs one, then thinks ``think`` s."""
+    from backends.vqpu.api import VQPUSession
+    from backends.vqpu.wire import encode_circuits
+
+    url, job, kind, batches, think = task
+    payload = encode_circuits([qaoa_like(3, 0.4, 0.3)])
+    with VQPUSession(url, job=job) as session:
+        if kind == "heavy":
+            for batch_id in [session.submit(payload, 16)["id"] for _ in range(batches)]:
+                session.result(batch_id)
+        else:
+            for _ in range(batches):
+                session.execute(payload, 16)
+                time.sleep(think)
+
+
+def jain(values: list[float]) -> float:
+    """Jain's fairness index (sum x)^2 / (n sum x^2): 1 when all equal, 1/n when one takes all."""
+    squares = sum(x * x for x in values)
+    return sum(values) ** 2 / (len(values) * squares) if squares else 1.0
+
+
+#: The policies compared by ``--policy``: name and extra ``serve`` arguments (the bound in batch times).
+POLICY_RUNS = (
+    ("fifo", ()),
+    ("round-robin", ()),
+    ("round-robin + max-wait", ("--max-wait", "{bound}")),
+    ("fifo + max-wait", ("--max-wait", "{bound}")),
+)
+
+
+def policy_comparison(args: argparse.Namespace, out: Path) -> list[dict]:
+    """One heavy job (``--heavy`` batches queued at once) and ``--light`` light jobs, under each policy.
+
+    The device is the null backend with ``--latency`` seconds per circuit, so every
+    policy runs the same batches on the same device time (equal occupancy is checked
+    in the table). Per job: mean queue time per batch; over all batches: the worst.
+    """
+    import multiprocessing
+
+    tasks = [("heavy", "heavy", args.heavy, 0.0)] + [
+        (f"light-{i}", "light", args.light_batches, args.latency) for i in range(args.light)
+    ]
+    rows = []
+    for name, extra in POLICY_RUNS:
+        db = out / f"policy-{name.replace(' ', '').replace('+', '-')}.sqlite"
+        db.unlink(missing_ok=True)
+        policy = name.split(" + ")[0]
+        serve_args = [a.format(bound=4 * args.latency) for a in extra]
+        server = Server(
+            default_server_command("null"),
+            db,
+            "--latency",
+            str(args.latency),
+            "--policy",
+            policy,
+            *serve_args,
+        )
+        with server.running(), multiprocessing.get_context("spawn").Pool(len(tasks)) as pool:
+            pool.map(_policy_client, [(server.url, *task) for task in tasks])
+        batches = read_batches(db)
+        summary = summarize(batches)
+        per_job = {j.job: j.mean_queue_seconds for j in summary.jobs}
+        light = [v for job, v in per_job.items() if job != "heavy"]
+        rows.append(
+            {
+                "policy": name,
+                "occupancy": summary.occupancy,
+                "mean_job_queue_seconds": statistics.fmean(per_job.values()),
+                "worst_batch_queue_seconds": max(b.queue_seconds or 0.0 for b in batches),
+                "heavy_queue_seconds": per_job["heavy"],
+                "light_queue_seconds": statistics.fmean(light),
+                "jain": jain(list(per_job.values())),
+            }
+        )
+    return rows
+
+
+def print_policies(rows: list[dict]) -> None:
+    """Print the policy table and its JSON line."""
+    print(
+        f"{'policy':<24} {'occupancy':>9} {'mean job queue s':>16} {'worst batch queue s':>19} "
+        f"{'heavy s':>8} {'light s':>8} {'Jain':>6}"
+    )
+    for r in rows:
+        print(
+            f"{r['policy']:<24} {r['occupancy']:>9.3f} {r['mean_job_queue_seconds']:>16.3f} "
+            f"{r['worst_batch_queue_seconds']:>19.3f} {r['heavy_queue_seconds']:>8.3f} "
+            f"{r['light_queue_seconds']:>8.3f} {r['jain']:>6.3f}"
+        )
+    print(json.dumps({"policies": rows}))
+
+
 # ----------------------------------------------------------------------------- soak
 def soak(
     clients: int,
@@ -376,7 +549,7 @@ def soak(
 
         def done() -> int:
             with contextlib.suppress(httpx.TransportError, ValueError, KeyError):
-                return httpx.get(f"{server.url}/metrics", timeout=5).json()["batches_done"]
+                return httpx.get(f"{server.url}/status", timeout=5).json()["batches_done"]
             return 0
 
         def wait_for(fraction: float) -> None:
@@ -480,26 +653,90 @@ def figures(points: list[dict], out: Path) -> None:
     plt.close(fig)
 
 
+def paper_experiment(args: argparse.Namespace, out: Path) -> int:
+    """The paper's experiment with BBQ-MIS jobs under Slurm: table, CSV, figures, one JSON line."""
+    from vqpu_paper import experiment, figures, table
+
+    from backends.progress import ProgressLine
+
+    try:
+        with ProgressLine(sys.stderr, label="vqpu paper") as progress:
+            points = experiment(args, out, progress)
+    except RuntimeError as exc:  # Slurm, the server or a job failed: one line, not a traceback
+        print(f"vqpu_multiplexing.py: error: {exc}", file=sys.stderr)
+        return 1
+    fields = ["n", "alpha", "repeat", "total_seconds", "baseline_seconds", "ratio", "occupancy"]
+    fields += ["quantum_seconds", "mean_cumulative_queue_seconds", "batches", "runtimes"]
+    with open(out / "vqpu_paper.csv", "w", newline="") as file:
+        writer = csv.DictWriter(file, fields)
+        writer.writeheader()
+        for p in points:
+            writer.writerow({**p, "runtimes": " ".join(f"{r:.3f}" for r in p["runtimes"])})
+    paths = figures(points, Path(args.figures or out))
+    print("\n".join(table(points)))
+
+    def mean(metric: str, n: int, alpha: float) -> float:
+        return statistics.fmean(p[metric] for p in points if p["n"] == n and p["alpha"] == alpha)
+
+    ns = sorted(args.n)
+    print(
+        json.dumps(
+            {
+                "points": len(points),
+                "repeats": args.repeats,
+                "occupancy": {f"{a:g}": [mean("occupancy", n, a) for n in ns] for a in args.alpha},
+                "ratio_at_max_n": {f"{a:g}": mean("ratio", ns[-1], a) for a in args.alpha},
+                "queue_per_job": {
+                    f"{a:g}": [mean("mean_cumulative_queue_seconds", n, a) for n in ns] for a in args.alpha
+                },
+                "n": ns,
+                "csv": str(out / "vqpu_paper.csv"),
+                "figures": [str(p) for p in paths],
+            }
+        )
+    )
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--n", type=int, nargs="+", default=[1, 2, 4, 8], help="concurrent jobs")
-    parser.add_argument("--alpha", type=float, nargs="+", default=[0, 1, 2, 4], help="sleep factors")
-    parser.add_argument("--repeats", type=int, default=1)
+    parser.add_argument("--n", type=int, nargs="+", help="concurrent jobs (default 1 2 4 8)")
+    parser.add_argument("--alpha", type=float, nargs="+", help="sleep factors (default 0 1 2 4)")
+    parser.add_argument("--repeats", type=int, help="repeats (default 10; synthetic 1)")
+    parser.add_argument("--short", action="store_true", help="N 1 2, alpha 0 2, one repeat (for CI)")
+    parser.add_argument("--gres", action="store_true", help="each job holds one GRES instead of a licence")
+    parser.add_argument(
+        "--graph", default=str(GRAPH), help="graph of the colouring jobs (default %(default)s)"
+    )
+    parser.add_argument("--figures", help="directory of the figures (default: --out)")
+    parser.add_argument("--job-timeout", type=float, default=900, help="seconds one point may take")
+    parser.add_argument("--synthetic", action="store_true", help="the synthetic grid instead of BBQ-MIS jobs")
     parser.add_argument("--circuits", type=int, default=8, help="K circuits per job")
     parser.add_argument("--qubits", type=int, default=4)
-    parser.add_argument("--shots", type=int, default=100)
+    parser.add_argument("--shots", type=int, help="shots per circuit (default 256; synthetic 100)")
     parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--latency", type=float, default=0.05, help="emulated device seconds per circuit")
-    parser.add_argument("--backend", default="aer", help="physical backend of the server")
-    parser.add_argument("--full", action="store_true", help="R=3 repeats and K=20 circuits")
+    parser.add_argument(
+        "--latency", type=float, help="emulated device seconds per circuit (default 0.2; synthetic 0.05)"
+    )
+    parser.add_argument("--backend", help="physical backend of the server (default null; synthetic aer)")
+    parser.add_argument("--full", action="store_true", help="synthetic: R=3 repeats and K=20 circuits")
     parser.add_argument("--slurm", action="store_true", help="submit jobs to Slurm (needs SLURM_CONF)")
     parser.add_argument("--workload", help='command run per job, e.g. "python -m bbqmis graph.col"')
     parser.add_argument("--out", default="results/vqpu_multiplexing")
     parser.add_argument("--soak", action="store_true", help="robustness run instead of the grid")
-    parser.add_argument("--clients", type=int, default=16)
-    parser.add_argument("--batches", type=int, default=1000)
+    parser.add_argument("--policy", action="store_true", help="compare the scheduling policies")
+    parser.add_argument(
+        "--heavy", type=int, default=40, help="batches the heavy job queues at once (--policy)"
+    )
+    parser.add_argument("--light", type=int, default=3, help="light jobs (--policy)")
+    parser.add_argument("--light-batches", type=int, default=10, help="batches per light job (--policy)")
+    parser.add_argument("--scale", action="store_true", help="server overhead and throughput, null backend")
+    parser.add_argument("--clients", type=int, default=16, help="client processes of --soak and --scale")
+    parser.add_argument(
+        "--batches", type=int, default=1000, help="batches in all (--soak), per client (--scale)"
+    )
     # worker modes (internal)
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--soak-worker", action="store_true", help=argparse.SUPPRESS)
@@ -518,8 +755,34 @@ def main(argv: list[str] | None = None) -> int:
         args.repeats, args.circuits = 3, 20
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
+    paper = not (args.synthetic or args.soak or args.policy or args.scale)
+    if args.repeats is None:
+        args.repeats = 10 if paper and not args.short else 1
+    args.shots = args.shots or (256 if paper else 100)
+    args.latency = args.latency if args.latency is not None else (0.2 if paper else 0.05)
+    args.backend = args.backend or ("null" if paper else "aer")
+    args.n = args.n or ([1, 2] if args.short else [1, 2, 4, 8])
+    args.alpha = args.alpha if args.alpha is not None else ([0, 2] if args.short else [0, 1, 2, 4])
+    if paper:
+        return paper_experiment(args, out)
     if args.soak:
         result = soak(args.clients, args.batches, out / "soak", default_server_command(args.backend))
+        print(json.dumps(result))
+        return 0
+    if args.policy:
+        print_policies(policy_comparison(args, out))
+        return 0
+    if args.scale:
+        db = out / "scale.sqlite"
+        db.unlink(missing_ok=True)
+        with Server(default_server_command("null"), db, "--max-queue", "100000").running() as server:
+            result = scale(server, args.clients, args.batches)
+        print(
+            f"{result['clients']} clients, {result['batches']} batches on the null backend: overhead median "
+            f"{result['median_ms']:.2f} ms, p90 {result['p90_ms']:.2f} ms; "
+            f"{result['batches_per_second']:.0f} batches/s; "
+            f"server CPU {result['server_cpu_ms_per_batch']:.2f} ms/batch"
+        )
         print(json.dumps(result))
         return 0
 

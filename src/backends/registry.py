@@ -33,6 +33,7 @@ BACKENDS: dict[str, str] = {
     "aer:noisy-": "backends.iqm:noisy_aer",
     "iqm-fake": "backends.iqm:fake_from_spec",
     "iqm": "backends.iqm:server_from_spec",
+    "null": "backends.null:from_spec",
     "vqpu": "backends.vqpu.client:VQPUBackend",
 }
 
@@ -43,6 +44,7 @@ SPEC_FORMS = (
     "aer:noisy-<device>",
     "iqm-fake:<device>",
     "iqm:<server url>[#<quantum computer>]",
+    "null[:<qubits>]",
     "vqpu:<http://host:port>",
 )
 

@@ -12,6 +12,8 @@ import os
 import sys
 from typing import NoReturn
 
+from backends.errors import BackendError
+
 __all__ = ["main"]
 
 EXAMPLES = """\
@@ -24,8 +26,11 @@ examples:
   VQPU_TOKEN=... python -m bbqmis graph.col --backend vqpu:http://127.0.0.1:8765
   # a small test circuit through the client
   python -m backends.vqpu probe --url http://127.0.0.1:8765 --shots 100
-  # accounting: table, JSON and figures
-  python -m backends.vqpu report --db vqpu.sqlite --json report.json --figures figures/
+  # fair share between jobs, no batch waits beyond 30 s, 600 device seconds per user
+  python -m backends.vqpu serve --backend aer --port 8765 --token-file tokens.txt \\
+      --policy round-robin --max-wait 30 --user-quota 600
+  # accounting: per-user and per-job tables, CSV for billing, JSON and figures
+  python -m backends.vqpu report --db vqpu.sqlite --csv jobs.csv --json report.json --figures figures/
 """
 
 
@@ -65,7 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
     """Return the parser of ``python -m backends.vqpu``."""
     parser = _Parser(
         prog="python -m backends.vqpu",
-        description="Virtual QPU: share one quantum backend between many jobs, FIFO.",
+        description="Virtual QPU: share one quantum backend between many jobs.",
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -87,7 +92,26 @@ def _add_serve_arguments(serve: argparse.ArgumentParser) -> None:
     serve.add_argument("--backend", required=True, help="physical backend spec, e.g. aer, iqm-fake:adonis")
     serve.add_argument("--port", type=int, required=True, help="TCP port (0 < P < 65536)")
     serve.add_argument("--host", default="127.0.0.1", help="address to bind (default %(default)s)")
-    serve.add_argument("--token-file", help="file with one 'name token' per line; absent: open mode")
+    serve.add_argument(
+        "--token-file", help="file with one 'name token [user]' line per job; absent: open mode"
+    )
+    serve.add_argument(
+        "--policy",
+        choices=("fifo", "round-robin"),
+        default="fifo",
+        help="order of the queued batches: arrival order, or fair share between jobs (default %(default)s)",
+    )
+    serve.add_argument(
+        "--max-wait", type=_seconds, help="seconds after which a waiting batch goes first (default: no bound)"
+    )
+    serve.add_argument(
+        "--job-quota", type=_seconds, help="device seconds each job (token) may use (default: no quota)"
+    )
+    serve.add_argument(
+        "--user-quota",
+        type=_seconds,
+        help="device seconds each user may use over all jobs (default: no quota)",
+    )
     serve.add_argument("--db", default="vqpu.sqlite", help="SQLite accounting database (default %(default)s)")
     serve.add_argument("--latency", type=_seconds, default=0.0, help="emulated device seconds per circuit")
     serve.add_argument("--max-shots", type=_positive_int, default=100_000)
@@ -137,6 +161,7 @@ def _add_report_arguments(report: argparse.ArgumentParser) -> None:
     """Options of ``report``."""
     report.add_argument("--db", required=True, help="the server's SQLite database")
     report.add_argument("--json", help="write the summary as JSON to this file")
+    report.add_argument("--csv", help="write one row per job (user, seconds, circuits, shots) to this file")
     report.add_argument("--figures", help="write timeline.png and jobs.png into this directory")
 
 
@@ -160,7 +185,15 @@ def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from backends import get_backend
-    from backends.vqpu.server import Limits, TokenBook, VQPUService, create_app, uvicorn_config
+    from backends.vqpu.server import (
+        Limits,
+        Quotas,
+        TokenBook,
+        VQPUService,
+        create_app,
+        make_policy,
+        uvicorn_config,
+    )
 
     if not 0 < args.port < 65536:
         raise ValueError(f"--port must be in 1..65535, got {args.port}")
@@ -179,7 +212,13 @@ def _serve(args: argparse.Namespace) -> int:
         max_connections=args.max_connections,
     )
     service = VQPUService(
-        get_backend(args.backend), args.db, tokens=tokens, latency=args.latency, limits=limits
+        get_backend(args.backend),
+        args.db,
+        tokens=tokens,
+        latency=args.latency,
+        limits=limits,
+        policy=make_policy(args.policy, args.max_wait),
+        quotas=Quotas(job_seconds=args.job_quota, user_seconds=args.user_quota),
     )
     logging.basicConfig(format="%(asctime)s %(name)s %(levelname)s %(message)s")
     logging.getLogger("backends.vqpu").setLevel(logging.INFO)
@@ -194,13 +233,25 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
-    """``report``: print the accounting table; write JSON and figures if asked."""
-    from backends.vqpu.report import format_table, save_figures, summarize, write_json
+    """``report``: print the accounting tables; write CSV, JSON and figures if asked."""
+    from backends.vqpu.report import (
+        format_table,
+        save_figures,
+        summarize,
+        usage_tables,
+        write_csv,
+        write_json,
+    )
     from backends.vqpu.store import read_batches
 
     batches = read_batches(args.db)
     summary = summarize(batches)
     print(format_table(summary))
+    print()
+    print(usage_tables(batches))
+    if args.csv:
+        write_csv(batches, args.csv)
+        print(f"wrote {args.csv}")
     if args.json:
         write_json(summary, args.json)
     if args.figures:
@@ -235,6 +286,9 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, FileNotFoundError) as exc:
         print(f"python -m backends.vqpu {args.command}: error: {exc}", file=sys.stderr)
         return 2
+    except BackendError as exc:  # refused by the server (a quota, a limit) or unreachable
+        print(f"python -m backends.vqpu {args.command}: error: {exc}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

@@ -3,7 +3,8 @@
 Connection errors and 5xx answers are retried with exponential backoff until a
 deadline; a submission is always retried with the same idempotency key, so a batch
 runs once however often it is sent. 4xx answers are not retried: they raise
-:class:`VQPURejectedError` carrying the server's message.
+:class:`VQPURejectedError` carrying the server's message, or its subclass
+:class:`QuotaExceededError` when the job or its user has used its quota.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import httpx
 
 from backends.errors import BackendConnectionError, BackendError, InvalidParameterError
 
-__all__ = ["VQPURejectedError", "VQPUSession"]
+__all__ = ["QuotaExceededError", "VQPURejectedError", "VQPUSession"]
 
 
 class VQPURejectedError(BackendError):
@@ -26,6 +27,10 @@ class VQPURejectedError(BackendError):
     def __init__(self, status: int, code: str, detail: str) -> None:
         super().__init__(f"vQPU server refused the request ({status} {code}): {detail}")
         self.status, self.code, self.detail = status, code, detail
+
+
+class QuotaExceededError(VQPURejectedError):
+    """The job or its user has used its quota of quantum seconds (403 ``quota_exceeded``)."""
 
 
 class VQPUSession:
@@ -106,9 +111,9 @@ class VQPUSession:
                     return response.json()
                 body = _json_or_text(response)
                 if response.status_code < 500:
-                    raise VQPURejectedError(
-                        response.status_code, body.get("error", "error"), body.get("detail", "")
-                    )
+                    code = body.get("error", "error")
+                    rejected = QuotaExceededError if code == "quota_exceeded" else VQPURejectedError
+                    raise rejected(response.status_code, code, body.get("detail", ""))
                 problem = f"{response.status_code}: {body.get('detail', '')}"
             if time.monotonic() + delay > give_up:
                 raise BackendConnectionError(
@@ -121,9 +126,9 @@ class VQPUSession:
         """``GET /health``: backend name, ``num_qubits`` and limits."""
         return self.request("GET", "/health")
 
-    def metrics(self) -> dict[str, Any]:
-        """``GET /metrics``: queue length, busy seconds, occupancy, batches done."""
-        return self.request("GET", "/metrics")
+    def status(self) -> dict[str, Any]:
+        """``GET /status``: queue length, busy seconds, occupancy, batches done."""
+        return self.request("GET", "/status")
 
     def submit(
         self, circuits: str, shots: int, seed: int | None = None, key: str | None = None
@@ -152,9 +157,18 @@ class VQPUSession:
         BackendError
             If the execution failed on the server.
         """
-        batch = self.result(self.submit(circuits, shots, seed)["id"])
+        body = {"key": uuid.uuid4().hex, "circuits": circuits, "shots": shots, "seed": seed}
+        # submit and wait in one round trip; a server that ignores ``wait`` answers at once
+        batch = self.request(
+            "POST", "/batches", json=body, params={"wait": self.poll}, timeout=self.timeout + self.poll
+        )
+        if batch["status"] not in ("done", "failed"):
+            batch = self.result(batch["id"])
         if batch["status"] == "failed":
-            raise BackendError(f"vQPU batch {batch['id']} failed on the server: {batch['error']}")
+            reason = batch["error"] or ""
+            if reason.startswith("quota_exceeded: "):  # the quota ran out while the batch was queued
+                raise QuotaExceededError(403, "quota_exceeded", reason.removeprefix("quota_exceeded: "))
+            raise BackendError(f"vQPU batch {batch['id']} failed on the server: {reason}")
         return batch
 
 

@@ -8,23 +8,54 @@ Definitions (all in seconds, from the batches stored by the server):
 - occupancy: quantum time / span;
 - queue time of a batch: ``started - submitted``;
 - runtime of a job: its first ``submitted`` to its last ``ended``, as the server sees it.
+
+Billing (:mod:`backends.vqpu.accounting`): :func:`usage_tables` prints the usage per
+user and per job (quantum, transpile and queue seconds, batches, circuits, shots) and
+:func:`write_csv` writes one row per job with its user, for the centre's billing.
 """
 
 from __future__ import annotations
 
+import csv
 import json
-from collections.abc import Sequence
+import os
+import tempfile
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from statistics import fmean
 from typing import TYPE_CHECKING, Any
 
+from backends.vqpu.accounting import Usage, usage_by
 from backends.vqpu.store import Batch
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["JobSummary", "Summary", "format_table", "save_figures", "summarize"]
+__all__ = [
+    "CSV_FIELDS",
+    "JobSummary",
+    "Summary",
+    "format_table",
+    "save_figures",
+    "summarize",
+    "usage_tables",
+    "write_csv",
+]
+
+#: Columns of :func:`write_csv`, one row per job.
+CSV_FIELDS = (
+    "job",
+    "user",
+    "batches",
+    "circuits",
+    "shots",
+    "quantum_seconds",
+    "transpile_seconds",
+    "queue_seconds",
+    "first_submitted",
+    "last_ended",
+)
 
 
 @dataclass(frozen=True)
@@ -244,3 +275,69 @@ def _plot_jobs(batches: Sequence[Batch], summary: Summary) -> Figure:
 def write_json(summary: Summary, path: str | Path) -> None:
     """Write ``summary.to_json()`` to ``path``."""
     Path(path).write_text(json.dumps(summary.to_json(), indent=2) + "\n")
+
+
+def _usage_table(key: str, usage: Mapping[str, Usage]) -> list[str]:
+    """Rows of a usage table keyed by ``key`` (``user`` or ``job``), then the totals."""
+    total = Usage()
+    for row in usage.values():
+        total.add(row)
+    lines = [
+        f"{key:<24} {'batches':>8} {'circuits':>9} {'shots':>10} {'quantum s':>10} "
+        f"{'transpile s':>11} {'queue s':>9}"
+    ]
+    for name, u in [*usage.items(), ("all", total)]:
+        lines.append(
+            f"{name:<24} {u.batches:>8} {u.circuits:>9} {u.shots:>10} {u.quantum_seconds:>10.3f} "
+            f"{u.transpile_seconds:>11.3f} {u.queue_seconds:>9.3f}"
+        )
+    return lines
+
+
+def usage_tables(batches: Sequence[Batch]) -> str:
+    """Render the usage per user and per job as two plain-text tables.
+
+    Examples
+    --------
+    >>> b = Batch(1, "job-1", "k", 2, 2, 100, None, "done", 0.0, 0.5, 1.5, 1.0, 1, None, None, 1, "ann", 0.1)
+    >>> print(usage_tables([b]).splitlines()[2])
+    ann                             1         2        200      1.000       0.100     0.500
+    """
+    users = _usage_table("user", usage_by(batches, lambda b: b.user))
+    jobs = _usage_table("job", usage_by(batches, lambda b: b.job))
+    return "\n".join(["per user", *users, "", "per job", *jobs])
+
+
+def write_csv(batches: Sequence[Batch], path: str | Path) -> None:
+    """Write one row per job (columns :data:`CSV_FIELDS`, seconds and epoch seconds) to ``path``.
+
+    The file is written next to ``path`` and renamed over it, so a reader never sees
+    half a file.
+    """
+    path = Path(path)
+    users = {b.job: b.user for b in batches}
+    times = {j.job: j for j in summarize(batches).jobs} if batches else {}
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(fd, "w", newline="") as file:
+            writer = csv.writer(file)
+            writer.writerow(CSV_FIELDS)
+            for job, u in usage_by(batches, lambda b: b.job).items():
+                writer.writerow(
+                    [
+                        job,
+                        users[job],
+                        u.batches,
+                        u.circuits,
+                        u.shots,
+                        f"{u.quantum_seconds:.6f}",
+                        f"{u.transpile_seconds:.6f}",
+                        f"{u.queue_seconds:.6f}",
+                        f"{times[job].first_submitted:.6f}",
+                        f"{times[job].last_ended:.6f}",
+                    ]
+                )
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

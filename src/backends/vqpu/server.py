@@ -1,26 +1,33 @@
 """The vQPU server: one physical backend time-multiplexed between many jobs.
 
-Clients submit batches of circuits over HTTP; one executor thread runs them strictly
-one at a time in arrival order (batch id order) and stores every step in SQLite
-(:mod:`backends.vqpu.store`), so a restarted server finishes what it had accepted.
-This module maps the HTTP API onto :class:`~backends.vqpu.service.VQPUService`; the
-executor is :mod:`backends.vqpu.executor`, the tokens :mod:`backends.vqpu.tokens`
-and the request limits :mod:`backends.vqpu.limits`.
+Clients submit batches of circuits over HTTP; one executor thread runs them one at a
+time in the order of the scheduling policy (:mod:`backends.vqpu.policies`; FIFO by
+default) and stores every step in SQLite (:mod:`backends.vqpu.store`), so a restarted
+server finishes what it had accepted. This module maps the HTTP API onto
+:class:`~backends.vqpu.service.VQPUService`; the executor is
+:mod:`backends.vqpu.executor`, the tokens :mod:`backends.vqpu.tokens`, accounting and
+quotas :mod:`backends.vqpu.accounting` and the request limits :mod:`backends.vqpu.limits`.
 
 HTTP API (every call needs ``Authorization: Bearer <token>`` unless the server runs
 in open mode; errors are JSON ``{"error": code, "detail": message}``):
 
 ``POST /batches``
-    Body ``{"key": str, "circuits": base64 QPY, "shots": int, "seed": int | null}``.
-    Answers 202 with the batch (``id``, ``status``...) for a new key, 200 with the
-    same batch for a key the job used before (nothing runs twice).
+    Body ``{"key": str, "circuits": base64 QPY, "shots": int, "seed": int | null}``;
+    optional query ``wait=S`` (seconds): answer only once the batch finished, or after
+    ``S`` seconds (submit and long poll in one round trip). Answers 202 with the batch
+    (``id``, ``status``...) for a new key, 200 with the same batch for a key the job
+    used before (nothing runs twice); 403
+    ``quota_exceeded`` once the job or its user has used its quantum-second quota.
 ``GET /batches/{id}?wait=S``
     The batch, waiting up to ``S`` seconds (long poll) for it to finish; once
     ``status`` is ``done`` it carries ``counts`` and the execution's timestamps.
 ``GET /health``
-    ``status``, ``backend``, ``num_qubits``, the limits.
+    ``status``, ``backend``, ``num_qubits``, the limits, the policy and the quotas.
+``GET /status``
+    JSON: queue length, busy seconds, occupancy so far, batches done and failed.
 ``GET /metrics``
-    Queue length, busy seconds, occupancy so far, batches done and failed.
+    The same and the usage per user in the Prometheus text format
+    (:mod:`backends.vqpu.metrics`).
 
 Hostile clients (limits in :mod:`backends.vqpu.limits`):
 
@@ -50,15 +57,18 @@ import h11
 import uvicorn
 from fastapi import Depends, FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from backends.vqpu.accounting import Quotas
 from backends.vqpu.limits import MAX_WAIT, Limits
+from backends.vqpu.metrics import CONTENT_TYPE
+from backends.vqpu.policies import make_policy
 from backends.vqpu.service import APIError, BatchIn, VQPUService
-from backends.vqpu.tokens import TokenBook
+from backends.vqpu.tokens import Caller, TokenBook
 
-__all__ = ["Limits", "TokenBook", "VQPUService", "create_app", "uvicorn_config"]
+__all__ = ["Limits", "Quotas", "TokenBook", "VQPUService", "create_app", "make_policy", "uvicorn_config"]
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -250,27 +260,34 @@ def _add_error_handlers(app: FastAPI) -> None:
 
 
 def _add_routes(app: FastAPI, service: VQPUService) -> None:
-    """``POST /batches``, ``GET /batches/{id}``, ``GET /health`` and ``GET /metrics``, all authenticated."""
+    """``POST /batches``, ``GET /batches/{id}``, ``/health``, ``/status``, ``/metrics``; all need a token."""
 
-    def job_of(request: Request) -> str:
-        return service.job_of(request.headers)
+    async def caller_of(request: Request) -> Caller:  # async: no thread hop per request
+        return service.caller_of(request.headers)
 
-    Job = Annotated[str, Depends(job_of)]
+    Job = Annotated[Caller, Depends(caller_of)]
     Wait = Annotated[float, Query(ge=0.0, allow_inf_nan=False, description=f"seconds, at most {MAX_WAIT:g}")]
 
     @app.post("/batches", status_code=202, response_model=None)
-    def submit(body: BatchIn, job: Job) -> dict[str, Any] | JSONResponse:
-        view, created = service.submit(job, body)
-        return view if created else JSONResponse(view, status_code=200)
+    async def submit(body: BatchIn, job: Job, wait: Wait = 0.0) -> JSONResponse:
+        view, created = await asyncio.to_thread(service.submit, job, body)
+        if wait > 0:  # submit and result in one round trip
+            view = await service.result(job.job, view["id"], wait)
+        # JSONResponse directly: the views are plain JSON, FastAPI's encoder would only cost time
+        return JSONResponse(view, status_code=202 if created else 200)
 
     @app.get("/batches/{batch_id}", response_model=None)
-    async def result(batch_id: int, job: Job, wait: Wait = 0.0) -> dict[str, Any]:
-        return await service.result(job, batch_id, wait)
+    async def result(batch_id: int, job: Job, wait: Wait = 0.0) -> JSONResponse:
+        return JSONResponse(await service.result(job.job, batch_id, wait))
 
     @app.get("/health", response_model=None)
     def health(job: Job) -> dict[str, Any]:
         return service.health()
 
+    @app.get("/status", response_model=None)
+    def status(job: Job) -> dict[str, Any]:
+        return service.status()
+
     @app.get("/metrics", response_model=None)
-    def metrics(job: Job) -> dict[str, Any]:
-        return service.metrics()
+    def metrics(job: Job) -> Response:
+        return Response(service.metrics(), media_type=CONTENT_TYPE)

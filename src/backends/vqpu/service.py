@@ -28,12 +28,15 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, field_v
 
 from backends.base import QuantumBackend
 from backends.errors import InvalidParameterError
-from backends.vqpu.executor import FIFOExecutor
+from backends.vqpu.accounting import Ledger, Quotas
+from backends.vqpu.executor import BatchExecutor
 from backends.vqpu.limits import MAX_PENDING_DECODES, MAX_WAIT, SQLITE_INT_MAX, Limits
+from backends.vqpu.metrics import Snapshot, render
+from backends.vqpu.policies import Policy, make_policy
 from backends.vqpu.report import summarize
 from backends.vqpu.sandbox import CircuitSummary, DecodeLimitError, DecodeWorker
 from backends.vqpu.store import Batch, QueueFullError, Store
-from backends.vqpu.tokens import TokenBook, TokensUnavailableError
+from backends.vqpu.tokens import Caller, TokenBook, TokensUnavailableError
 from backends.vqpu.wire import QPYHeader, b64decode_payload, read_qpy_header
 
 __all__ = ["APIError", "BatchIn", "VQPUService"]
@@ -107,11 +110,15 @@ class VQPUService:
         SQLite accounting database; unfinished batches found in it are run first.
     tokens : TokenBook, optional
         Per-job tokens; None means open mode (the job name comes from the
-        ``X-VQPU-Job`` header).
+        ``X-VQPU-Job`` header, and each job is billed as its own user).
     latency : float
         Extra device seconds per circuit, emulating a real QPU on top of a simulator.
     limits : Limits, optional
         Request limits; default :class:`Limits()`.
+    policy : Policy, optional
+        Scheduling policy (:mod:`backends.vqpu.policies`); default FIFO.
+    quotas : Quotas, optional
+        Quantum-second quotas per job and per user; default none.
 
     Raises
     ------
@@ -127,6 +134,8 @@ class VQPUService:
         tokens: TokenBook | None = None,
         latency: float = 0.0,
         limits: Limits | None = None,
+        policy: Policy | None = None,
+        quotas: Quotas | None = None,
     ) -> None:
         if not latency >= 0:
             raise InvalidParameterError(
@@ -145,7 +154,19 @@ class VQPUService:
         self.started = time.time()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._waiters: defaultdict[int, asyncio.Event] = defaultdict(asyncio.Event)
-        self._executor = FIFOExecutor(backend, self.store, latency=latency, on_finish=self._finished)
+        self.policy = policy or make_policy("fifo")
+        self.quotas = quotas or Quotas()
+        self.ledger = Ledger(self.store.batches())
+        self.quota_refusals = 0
+        self._executor = BatchExecutor(
+            backend,
+            self.store,
+            latency=latency,
+            on_finish=self._finished,
+            policy=self.policy,
+            quotas=self.quotas,
+            ledger=self.ledger,
+        )
 
     # -- life cycle -------------------------------------------------------------------------------
     def start(self, loop: asyncio.AbstractEventLoop | None = None) -> None:
@@ -170,8 +191,8 @@ class VQPUService:
             event.set()
 
     # -- requests ---------------------------------------------------------------------------------
-    def job_of(self, headers: Mapping[str, str]) -> str:
-        """Return the job name of a request from its headers, checking its token.
+    def caller_of(self, headers: Mapping[str, str]) -> Caller:
+        """Return the job and user of a request from its headers, checking its token.
 
         Parameters
         ----------
@@ -191,18 +212,18 @@ class VQPUService:
             if len(job) > MAX_JOB_NAME:
                 detail = f"X-VQPU-Job has {len(job)} characters, the limit is {MAX_JOB_NAME}"
                 raise APIError(400, "bad_request", detail)
-            return job
+            return Caller(job, job)
         scheme, _, token = headers.get("authorization", "").partition(" ")
         if scheme.lower() != "bearer" or not token:
             raise APIError(401, "unauthorized", "missing token: send 'Authorization: Bearer <token>'")
         try:
-            name = self.tokens.name_of(_utf8_header(token.strip()))
+            caller = self.tokens.caller_of(_utf8_header(token.strip()))
         except TokensUnavailableError:
             detail = "the server's token file is unusable; every token is refused until it is fixed"
             raise APIError(503, "tokens_unavailable", detail) from None
-        if name is None:
+        if caller is None:
             raise APIError(401, "unauthorized", "unknown token")
-        return name
+        return caller
 
     def _check(self, body: BatchIn) -> CircuitSummary:
         """Check a batch against the limits, cheapest check first; return the summary of its circuits.
@@ -265,19 +286,24 @@ class VQPUService:
             if count > limit:
                 raise APIError(422, code, f"{detail.format(count)}, the limit is {limit}")
 
-    def submit(self, job: str, body: BatchIn) -> tuple[dict[str, Any], bool]:
-        """Check a batch against the limits and store it; return its public view and whether it is new.
+    def submit(self, caller: Caller, body: BatchIn) -> tuple[dict[str, Any], bool]:
+        """Check a batch against quotas and limits and store it; return its view and whether it is new.
 
         Raises
         ------
         APIError
-            400 or 422 for a batch beyond the limits, 429 when the queue is full, 503
-            when the decoder is busy or unavailable.
+            403 when the job or user has used its quota of quantum seconds, 400 or 422
+            for a batch beyond the limits, 429 when the queue is full, 503 when the
+            decoder is busy or unavailable.
         """
+        if (refusal := self.quotas.refusal(caller, self.ledger)) is not None:
+            self.quota_refusals += 1
+            raise APIError(403, "quota_exceeded", refusal)
         summary = self._check(body)
         try:
             batch, created = self.store.accept(
-                job=job,
+                job=caller.job,
+                user=caller.user,
                 key=body.key,
                 payload=body.circuits.encode("ascii"),
                 circuits=summary.circuits,
@@ -326,7 +352,7 @@ class VQPUService:
             batch = self._batch_of(job, batch_id)
         if batch.status in _FINISHED:
             self._waiters.pop(batch_id, None)
-            await asyncio.to_thread(self.store.mark_fetched, batch_id)
+            self.store.mark_fetched(batch_id)  # a short queued write: cheaper than a thread hop
         return batch.to_json()
 
     def health(self) -> dict[str, Any]:
@@ -337,10 +363,20 @@ class VQPUService:
             "num_qubits": self.max_qubits,
             "latency": self.latency,
             "limits": asdict(self.limits),
+            "policy": self.policy.name,
+            "max_wait": self.policy.max_wait,
+            "quotas": asdict(self.quotas),
         }
 
-    def metrics(self) -> dict[str, Any]:
-        """Queue length and accounting so far."""
+    def metrics(self) -> bytes:
+        """The Prometheus text exposition of the accounting so far (:mod:`backends.vqpu.metrics`)."""
+        _, users = self.ledger.snapshot()
+        return render(
+            Snapshot(self.store.status_counts(), users, self.quota_refusals, time.time() - self.started)
+        )
+
+    def status(self) -> dict[str, Any]:
+        """Queue length and accounting so far, as JSON."""
         now = time.time()
         batches = self.store.batches()
         summary = summarize(batches, until=now) if batches else None

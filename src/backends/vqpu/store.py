@@ -8,12 +8,16 @@ caller and the writer keeps running.
 Schema (one row per accepted batch)::
 
     batches(id, job, key, payload, circuits, qubits, shots, seed, status,
-            submitted, started, ended, quantum_seconds, runs, result, error, fetched)
+            submitted, started, ended, quantum_seconds, runs, result, error, fetched,
+            user, transpile_seconds)
 
 ``status`` is ``queued``, ``running``, ``done`` or ``failed``; timestamps are epoch
 seconds (``time.time()``); ``result`` is the JSON list of counts; ``runs`` counts how
 often the batch was started (more than one only when the server died mid-execution);
-``fetched`` counts how often its finished (done or failed) result was read by its job.
+``fetched`` counts how often its finished (done or failed) result was read by its job;
+``user`` is who is billed for the job; ``quantum_seconds`` is device execution only,
+``transpile_seconds`` the server's decoding and transpiling before it. Databases of
+earlier versions get the last two columns added when opened (each job its own user).
 """
 
 from __future__ import annotations
@@ -26,9 +30,9 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
-__all__ = ["Batch", "Store", "read_batches"]
+__all__ = ["Batch", "Queued", "Store", "read_batches"]
 
 T = TypeVar("T")
 
@@ -52,17 +56,22 @@ CREATE TABLE IF NOT EXISTS batches (
     result TEXT,
     error TEXT,
     fetched INTEGER NOT NULL DEFAULT 0,
+    user TEXT NOT NULL DEFAULT '',
+    transpile_seconds REAL,
     UNIQUE (job, key)
 );
 CREATE INDEX IF NOT EXISTS batches_status ON batches (status, id);
 """
+
+#: Columns added since the first schema, with their definitions, for opening older databases.
+_ADDED_COLUMNS = {"user": "TEXT NOT NULL DEFAULT ''", "transpile_seconds": "REAL"}
 
 #: A queued write: the function to run on the write connection and the future of its result.
 _Write = tuple[Callable[[sqlite3.Connection], T], Future[T]]
 
 _COLUMNS = (
     "id, job, key, circuits, qubits, shots, seed, status, submitted, started, ended, "
-    "quantum_seconds, runs, result, error, fetched"
+    "quantum_seconds, runs, result, error, fetched, user, transpile_seconds"
 )
 
 
@@ -96,6 +105,10 @@ class Batch:
         Reason of a failed execution.
     fetched : int
         How often the finished result was read by its job.
+    user : str
+        Who is billed for the job.
+    transpile_seconds : float or None
+        Server seconds spent decoding and transpiling the batch (not device time).
     """
 
     id: int
@@ -114,6 +127,8 @@ class Batch:
     counts: list[dict[str, int]] | None
     error: str | None
     fetched: int
+    user: str = ""
+    transpile_seconds: float | None = None
 
     @classmethod
     def from_row(cls, row: Sequence[Any]) -> Batch:
@@ -173,6 +188,7 @@ class Store:
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
             conn.executescript(_SCHEMA)
+            _add_missing_columns(conn)
         except Exception as exc:  # noqa: BLE001 - handed to the constructor
             ready.set_exception(exc)
             return
@@ -236,6 +252,7 @@ class Store:
         self,
         *,
         job: str,
+        user: str,
         key: str,
         payload: bytes,
         circuits: int,
@@ -274,9 +291,9 @@ class Store:
                     raise QueueFullError(pending, max_queue)
             if created:
                 conn.execute(
-                    "INSERT INTO batches (job, key, payload, circuits, qubits, shots, seed, submitted) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    (job, key, payload, circuits, qubits, shots, seed, submitted),
+                    "INSERT INTO batches (job, user, key, payload, circuits, qubits, shots, seed, submitted) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (job, user, key, payload, circuits, qubits, shots, seed, submitted),
                 )
             row = conn.execute(f"SELECT {_COLUMNS} FROM batches WHERE job = ? AND key = ?", by_key).fetchone()
             return Batch.from_row(row), created
@@ -291,10 +308,14 @@ class Store:
             )
         )
 
-    def next_queued(self) -> int | None:
-        """Id of the oldest queued batch (arrival order), or None."""
-        rows = self.query("SELECT min(id) FROM batches WHERE status = 'queued'")
-        return rows[0][0]
+    def queued(self) -> list[Queued]:
+        """The queued batches in arrival order (id order)."""
+        rows = self.query("SELECT id, job, submitted FROM batches WHERE status = 'queued' ORDER BY id")
+        return [Queued(*row) for row in rows]
+
+    def status_counts(self) -> dict[str, int]:
+        """Number of batches per status (statuses without batches are left out)."""
+        return dict(self.query("SELECT status, count(*) FROM batches GROUP BY status"))
 
     def batches(self, *, with_counts: bool = False) -> list[Batch]:
         """Every batch in arrival order; ``counts`` stays None unless ``with_counts``."""
@@ -319,6 +340,7 @@ class Store:
         *,
         ended: float,
         quantum_seconds: float,
+        transpile_seconds: float = 0.0,
         counts: list[dict[str, int]] | None = None,
         error: str | None = None,
     ) -> None:
@@ -327,9 +349,9 @@ class Store:
         result = None if counts is None else json.dumps(counts, separators=(",", ":"))
         self.write(
             lambda conn: conn.execute(
-                "UPDATE batches SET status = ?, ended = ?, quantum_seconds = ?, result = ?, error = ? "
-                "WHERE id = ?",
-                (status, ended, quantum_seconds, result, error, batch_id),
+                "UPDATE batches SET status = ?, ended = ?, quantum_seconds = ?, transpile_seconds = ?, "
+                "result = ?, error = ? WHERE id = ?",
+                (status, ended, quantum_seconds, transpile_seconds, result, error, batch_id),
             )
         )
 
@@ -338,6 +360,24 @@ class Store:
         self.write(
             lambda conn: conn.execute("UPDATE batches SET fetched = fetched + 1 WHERE id = ?", (batch_id,))
         )
+
+
+class Queued(NamedTuple):
+    """A queued batch as the scheduler sees it: id, job, and acceptance time (epoch seconds)."""
+
+    id: int
+    job: str
+    submitted: float
+
+
+def _add_missing_columns(conn: sqlite3.Connection) -> None:
+    """Add the columns of :data:`_ADDED_COLUMNS` that a database of an earlier version lacks."""
+    present = {row[1] for row in conn.execute("PRAGMA table_info(batches)")}
+    for name, definition in _ADDED_COLUMNS.items():
+        if name not in present:
+            conn.execute(f"ALTER TABLE batches ADD COLUMN {name} {definition}")
+    if "user" not in present:  # jobs of earlier versions are billed as their own users
+        conn.execute("UPDATE batches SET user = job")
 
 
 class QueueFullError(RuntimeError):
@@ -360,6 +400,10 @@ def read_batches(path: str | Path) -> list[Batch]:
         raise FileNotFoundError(f"no accounting database at {path}")
     conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     try:
-        return [Batch.from_row(r) for r in conn.execute(f"SELECT {_COLUMNS} FROM batches ORDER BY id")]
+        present = {row[1] for row in conn.execute("PRAGMA table_info(batches)")}
+        columns = _COLUMNS.replace("user", "user" if "user" in present else "job")
+        if "transpile_seconds" not in present:  # a database of an earlier version
+            columns = columns.replace("transpile_seconds", "NULL")
+        return [Batch.from_row(r) for r in conn.execute(f"SELECT {columns} FROM batches ORDER BY id")]
     finally:
         conn.close()

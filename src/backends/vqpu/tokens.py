@@ -1,16 +1,17 @@
 """Per-job tokens of a vQPU server, read from a file that may grow while the server runs.
 
-The file holds one ``name token`` pair per line (UTF-8); blank lines and lines
-starting with ``#`` are ignored. It fails closed: while it is deleted, unreadable
-or invalid, no token is valid (the server answers 503), and once it is fixed its
-tokens are valid again.
+The file holds one ``name token [user]`` line per job (UTF-8): the job's name (one
+token per Slurm job), its secret token and, optionally, the user billed for it
+(default: the job's name); blank lines and lines starting with ``#`` are ignored.
+It fails closed: while it is deleted, unreadable or invalid, no token is valid (the
+server answers 503), and once it is fixed its tokens are valid again.
 
->>> parse_tokens("job-a secret-a")
-{'secret-a': 'job-a'}
->>> parse_tokens("job-a secret-a extra", "tokens.txt")
+>>> parse_tokens("job-a secret-a alice")
+{'secret-a': Caller(job='job-a', user='alice')}
+>>> parse_tokens("job-a secret-a alice extra", "tokens.txt")
 Traceback (most recent call last):
 ...
-ValueError: tokens.txt, line 1: expected 'name token', got 3 fields
+ValueError: tokens.txt, line 1: expected 'name token [user]', got 4 fields
 """
 
 from __future__ import annotations
@@ -18,47 +19,59 @@ from __future__ import annotations
 import logging
 import threading
 from pathlib import Path
+from typing import NamedTuple
 
 from backends.errors import BackendError
 
-__all__ = ["TokenBook", "TokensUnavailableError", "parse_tokens"]
+__all__ = ["Caller", "TokenBook", "TokensUnavailableError", "parse_tokens"]
 
 log = logging.getLogger("backends.vqpu")
 
 
-def parse_tokens(text: str, source: str | Path = "<tokens>") -> dict[str, str]:
+class Caller(NamedTuple):
+    """Who sent a request: the job (one token per Slurm job) and the user billed for it."""
+
+    job: str
+    user: str
+
+
+def parse_tokens(text: str, source: str | Path = "<tokens>") -> dict[str, Caller]:
     """Parse the text of a token file.
 
     Parameters
     ----------
     text : str
-        One ``name token`` pair per line; blank lines and ``#`` comments are skipped.
+        One ``name token [user]`` line per job; blank lines and ``#`` comments are skipped.
     source : str or Path, optional
         File name used in error messages.
 
     Returns
     -------
-    dict of str to str
-        Token -> job name.
+    dict of str to Caller
+        Token -> job name and user (the job's name when the line names no user).
 
     Raises
     ------
     ValueError
-        If a line does not hold exactly two fields, or a name or token repeats
+        If a line does not hold two or three fields, or a name or token repeats
         (the message names file and line).
     """
-    names: dict[str, str] = {}
+    callers: dict[str, Caller] = {}
+    names: set[str] = set()
     for number, line in enumerate(text.splitlines(), 1):
         fields = line.split()
         if not fields or fields[0].startswith("#"):
             continue
-        if len(fields) != 2:
-            raise ValueError(f"{source}, line {number}: expected 'name token', got {len(fields)} fields")
-        name, token = fields
-        if token in names or name in names.values():
+        if len(fields) not in (2, 3):
+            raise ValueError(
+                f"{source}, line {number}: expected 'name token [user]', got {len(fields)} fields"
+            )
+        name, token, user = fields[0], fields[1], fields[-1] if len(fields) == 3 else fields[0]
+        if token in callers or name in names:
             raise ValueError(f"{source}, line {number}: name or token {name!r} appears twice")
-        names[token] = name
-    return names
+        callers[token] = Caller(name, user)
+        names.add(name)
+    return callers
 
 
 class TokensUnavailableError(BackendError):
@@ -66,12 +79,12 @@ class TokensUnavailableError(BackendError):
 
 
 class TokenBook:
-    """Per-job tokens from a file with one ``name token`` pair per line.
+    """Per-job tokens from a file with one ``name token [user]`` line per job.
 
     The file is read again when it changes (modification time, size or inode), so
     tokens of new jobs can be appended while the server runs. The book fails
     closed: if the file is deleted, unreadable (including not UTF-8) or invalid,
-    every token it held is revoked and :meth:`name_of` raises
+    every token it held is revoked and :meth:`caller_of` raises
     :class:`TokensUnavailableError` until a valid file is back; each new problem,
     and the recovery, is logged once.
 
@@ -91,7 +104,7 @@ class TokenBook:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self._stamp: tuple[int, ...] | None = None
-        self._names: dict[str, str] = {}
+        self._names: dict[str, Caller] = {}
         self._problem: str | None = None
         self._lock = threading.Lock()
         self._load()
@@ -116,8 +129,8 @@ class TokenBook:
         self._names = parse_tokens(self.path.read_text(encoding="utf-8"), self.path)
         self._stamp = stamp
 
-    def name_of(self, token: str) -> str | None:
-        """Return the job name of ``token``, or None if it is unknown.
+    def caller_of(self, token: str) -> Caller | None:
+        """Return the job and user of ``token``, or None if it is unknown.
 
         Raises
         ------

@@ -71,7 +71,7 @@ def test_5xx_and_connection_errors_are_retried():
         httpx.Response(503, json={"error": "busy", "detail": "restarting"}),
         httpx.Response(200, json={"queue_length": 0}),
     )
-    assert session_with(handler).metrics() == {"queue_length": 0}
+    assert session_with(handler).status() == {"queue_length": 0}
     assert len(seen) == 3
 
 

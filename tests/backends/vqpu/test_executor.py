@@ -1,4 +1,4 @@
-"""The FIFO executor on a real store with a recording backend: order, failures, latency, restart."""
+"""The executor on a real store with a recording backend: order, policies, quotas, failures, latency."""
 
 from __future__ import annotations
 
@@ -11,8 +11,11 @@ import pytest
 from vqpu_helpers import ghz
 
 from backends import InvalidParameterError
-from backends.vqpu.executor import FIFOExecutor
+from backends.vqpu.accounting import Ledger, Quotas, Usage
+from backends.vqpu.executor import BatchExecutor
+from backends.vqpu.policies import make_policy
 from backends.vqpu.store import Store
+from backends.vqpu.tokens import Caller
 from backends.vqpu.wire import encode_circuits
 
 PAYLOAD = encode_circuits([ghz(2)]).encode("ascii")
@@ -46,16 +49,17 @@ def store(tmp_path):
     store.close()
 
 
-def queue(store, shots, key=None, payload=PAYLOAD):
+def queue(store, shots, key=None, payload=PAYLOAD, job="j", user="u", submitted=None):
     batch, _ = store.accept(
-        job="j",
+        job=job,
+        user=user,
         key=key or f"k{shots}",
         payload=payload,
         circuits=1,
         qubits=2,
         shots=shots,
         seed=shots,
-        submitted=time.time(),
+        submitted=time.time() if submitted is None else submitted,
     )
     return batch.id
 
@@ -73,7 +77,7 @@ def run_until(executor, finished, count, timeout=30.0):
 def test_batches_run_one_at_a_time_in_arrival_order(store):
     backend, finished = Recorder(), []
     ids = [queue(store, shots) for shots in (30, 10, 20)]
-    executor = FIFOExecutor(backend, store, on_finish=finished.append)
+    executor = BatchExecutor(backend, store, on_finish=finished.append)
 
     run_until(executor, finished, 3)
 
@@ -90,7 +94,7 @@ def test_a_failing_batch_is_stored_as_failed_and_the_next_one_runs(store):
     backend, finished = Recorder(), []
     bad, bad_payload, good = queue(store, 13), queue(store, 7, payload=b"not qpy"), queue(store, 5)
 
-    run_until(FIFOExecutor(backend, store, on_finish=finished.append), finished, 3)
+    run_until(BatchExecutor(backend, store, on_finish=finished.append), finished, 3)
 
     results = {b.id: b for b in store.batches(with_counts=True)}
     assert (results[bad].status, results[bad].error) == ("failed", "RuntimeError: unlucky shots")
@@ -103,6 +107,7 @@ def test_latency_is_added_per_circuit(store):
     finished = []
     batch = store.accept(
         job="j",
+        user="u",
         key="two",
         payload=encode_circuits([ghz(1), ghz(2)]).encode("ascii"),
         circuits=2,
@@ -112,11 +117,11 @@ def test_latency_is_added_per_circuit(store):
         submitted=time.time(),
     )[0]
 
-    run_until(FIFOExecutor(Recorder(), store, latency=0.05, on_finish=finished.append), finished, 1)
+    run_until(BatchExecutor(Recorder(), store, latency=0.05, on_finish=finished.append), finished, 1)
 
     done = store.get(batch.id)
     assert done.quantum_seconds >= 0.1
-    assert done.ended == pytest.approx(done.started + done.quantum_seconds)
+    assert done.ended >= done.started + done.quantum_seconds + done.transpile_seconds - 1e-6
 
 
 def test_start_requeues_what_a_dead_server_left_running(store):
@@ -124,7 +129,7 @@ def test_start_requeues_what_a_dead_server_left_running(store):
     interrupted = queue(store, 3)
     store.start(interrupted, time.time())  # the previous server died here
 
-    run_until(FIFOExecutor(Recorder(), store, on_finish=finished.append), finished, 1)
+    run_until(BatchExecutor(Recorder(), store, on_finish=finished.append), finished, 1)
 
     batch = store.get(interrupted)
     assert (batch.status, batch.runs) == ("done", 2)
@@ -133,7 +138,7 @@ def test_start_requeues_what_a_dead_server_left_running(store):
 def test_wake_starts_a_new_batch_without_waiting_for_the_idle_poll(store, monkeypatch):
     monkeypatch.setattr("backends.vqpu.executor.IDLE_POLL", 30.0)
     done = threading.Event()
-    executor = FIFOExecutor(Recorder(), store, on_finish=lambda batch_id: done.set())
+    executor = BatchExecutor(Recorder(), store, on_finish=lambda batch_id: done.set())
     executor.start()
     try:
         time.sleep(0.05)  # the loop found nothing and sleeps
@@ -145,9 +150,9 @@ def test_wake_starts_a_new_batch_without_waiting_for_the_idle_poll(store, monkey
 
 
 def test_stop_is_safe_twice_and_before_start(store):
-    executor = FIFOExecutor(Recorder(), store)
+    executor = BatchExecutor(Recorder(), store)
     executor.stop()
-    executor = FIFOExecutor(Recorder(), store)
+    executor = BatchExecutor(Recorder(), store)
     executor.start()
     executor.stop()
     executor.stop()
@@ -156,11 +161,78 @@ def test_stop_is_safe_twice_and_before_start(store):
 
 def test_a_batch_missing_from_the_store_is_skipped(store):
     finished = []
-    FIFOExecutor(Recorder(), store, on_finish=finished.append).run_batch(99)
+    BatchExecutor(Recorder(), store, on_finish=finished.append).run_batch(99)
     assert finished == [] and store.batches() == []
 
 
 def test_latency_must_be_non_negative(store):
     with pytest.raises(InvalidParameterError) as info:
-        FIFOExecutor(types.SimpleNamespace(), store, latency=-1)
+        BatchExecutor(types.SimpleNamespace(), store, latency=-1)
     assert str(info.value) == "latency must be a finite number >= 0, got -1"
+
+
+def test_round_robin_alternates_between_a_heavy_and_a_light_job(store):
+    backend, finished = Recorder(), []
+    heavy = [queue(store, shots, job="heavy") for shots in (1, 2, 3)]
+    light = [queue(store, shots, job="light") for shots in (4, 5)]
+
+    run_until(
+        BatchExecutor(backend, store, policy=make_policy("round-robin"), on_finish=finished.append),
+        finished,
+        5,
+    )
+
+    assert finished == [heavy[0], light[0], heavy[1], light[1], heavy[2]]
+
+
+def test_fifo_keeps_arrival_order_and_the_bound_puts_overdue_batches_first(store):
+    now = time.time()
+    heavy = [queue(store, shots, job="heavy", submitted=now) for shots in (1, 2, 3)]
+    late = queue(store, 4, job="light", submitted=now - 60)  # arrived last, accepted long ago
+    backend, finished = Recorder(), []
+    policy = make_policy("round-robin", max_wait=30.0)
+
+    run_until(BatchExecutor(backend, store, policy=policy, on_finish=finished.append), finished, 4)
+
+    assert finished == [late, *heavy]
+
+
+def test_a_job_over_its_quota_fails_without_touching_the_device(store):
+    backend, finished = Recorder(), []
+    ledger = Ledger()
+    ledger.charge(Caller("spent", "alice"), Usage(quantum_seconds=5.0))
+    over, other, same_user = (
+        queue(store, 1, job="spent", user="alice"),
+        queue(store, 2, job="fresh", user="bob"),
+        queue(store, 3, job="other", user="alice"),
+    )
+    quotas = Quotas(job_seconds=5.0, user_seconds=100.0)
+
+    run_until(
+        BatchExecutor(backend, store, quotas=quotas, ledger=ledger, on_finish=finished.append), finished, 3
+    )
+
+    results = {b.id: b for b in store.batches()}
+    assert results[over].status == "failed"
+    assert results[over].error == "quota_exceeded: job 'spent' used 5 quantum seconds, its quota is 5 s"
+    assert results[over].quantum_seconds == 0.0
+    assert results[other].status == results[same_user].status == "done"
+    assert backend.calls == [(1, 2, 2), (1, 3, 3)]
+    assert ledger.jobs["spent"].batches == 1 and ledger.jobs["spent"].quantum_seconds == 5.0
+    assert ledger.jobs["spent"].circuits == 0  # refused: only its queue time is billed
+    assert ledger.users["alice"].circuits == 1 and ledger.users["alice"].batches == 2
+    assert ledger.users["bob"].shots == 2
+
+
+def test_transpilation_is_recorded_apart_from_device_time(store):
+    from backends import get_backend
+
+    device = get_backend("iqm-fake:adonis", seed=1)  # a coupling map: circuits are transpiled
+    finished = []
+    batch_id = queue(store, 50)
+
+    run_until(BatchExecutor(device, store, on_finish=finished.append), finished, 1)
+
+    done = store.get(batch_id)
+    assert done.status == "done" and done.transpile_seconds > 0
+    assert done.quantum_seconds == pytest.approx(device.timings[0].quantum_seconds)

@@ -20,7 +20,15 @@ def synthetic_db(tmp_path):
     store = Store(path)
     for k, (job, submitted, started, ended) in enumerate(SYNTHETIC):
         batch, _ = store.accept(
-            job=job, key=str(k), payload=b"", circuits=1, qubits=2, shots=10, seed=None, submitted=submitted
+            job=job,
+            user="u",
+            key=str(k),
+            payload=b"",
+            circuits=1,
+            qubits=2,
+            shots=10,
+            seed=None,
+            submitted=submitted,
         )
         if started is not None:
             store.start(batch.id, started)

@@ -116,7 +116,7 @@ def test_queue_limit(physical, tmp_path):
             "queue is full: 2 batches waiting, limit 2; retry later",
         )
         assert session.result(first["id"])["status"] == "done"
-        assert service.metrics()["batches_done"] >= 1
+        assert service.status()["batches_done"] >= 1
 
 
 def test_idempotent_resubmission(physical, tmp_path):
@@ -146,19 +146,19 @@ def test_client_retries_until_server_is_up(physical, tmp_path):
     assert batch["status"] == "done" and time.monotonic() - tic >= 0.9
 
 
-def test_long_poll_and_metrics(physical, tmp_path):
+def test_long_poll_and_status(physical, tmp_path):
     with serve(physical, tmp_path / "db.sqlite", latency=0.3) as (_, url):
         session = VQPUSession(url, job="m")
         batch = session.submit(PAYLOAD, 10)
         pending = session.request("GET", f"/batches/{batch['id']}")  # no wait: answered at once
         assert pending["status"] in ("queued", "running") and pending["counts"] is None
-        busy = session.metrics()
+        busy = session.status()
         assert busy["queue_length"] == 1 and busy["batches_done"] == 0
         tic = time.perf_counter()
         done = session.request("GET", f"/batches/{batch['id']}", params={"wait": 10})
         assert done["status"] == "done" and time.perf_counter() - tic < 5  # woken, not timed out
         session.execute(PAYLOAD, 10)
-        metrics = session.metrics()
+        metrics = session.status()
         health = session.health()
     assert health["status"] == "ok" and health["num_qubits"] == 5 and health["backend"] == "aer"
     assert (metrics["queue_length"], metrics["batches_done"], metrics["batches_failed"]) == (0, 2, 0)
@@ -175,7 +175,7 @@ def test_failed_batch_returns_error_and_server_goes_on(physical, tmp_path):
         failed = session.result(session.submit(encode_circuits([unmeasured]), 10)["id"])
         assert failed["status"] == "failed" and "has no measurements" in failed["error"]
         assert session.execute(PAYLOAD, 10)["status"] == "done"
-        assert session.metrics()["batches_failed"] == 1
+        assert session.status()["batches_failed"] == 1
 
 
 def test_concurrent_clients_each_get_their_own_results(physical, tmp_path):
@@ -195,3 +195,20 @@ def test_concurrent_clients_each_get_their_own_results(physical, tmp_path):
     for batches in results.values():
         assert [len(next(iter(b["counts"][0]))) for b in batches] == [1, 2, 3, 1]
     assert len(read_batches(tmp_path / "db.sqlite")) == 16
+
+
+def test_a_submission_can_wait_for_its_result(physical, tmp_path):
+    body = {"key": "w1", "circuits": PAYLOAD, "shots": 10, "seed": 1}
+    with serve(physical, tmp_path / "db.sqlite", latency=0.2) as (_, url):
+        headers = {"X-VQPU-Job": "w"}
+        first = httpx.post(f"{url}/batches", params={"wait": 10}, json=body, headers=headers, timeout=20)
+        again = httpx.post(f"{url}/batches", params={"wait": 10}, json=body, headers=headers, timeout=20)
+        short = httpx.post(
+            f"{url}/batches", params={"wait": 0.01}, json={**body, "key": "w2"}, headers=headers, timeout=20
+        )
+    assert first.status_code == 202 and first.json()["status"] == "done"
+    assert sum(first.json()["counts"][0].values()) == 10
+    assert again.status_code == 200 and again.json() == first.json()  # the same batch, not run twice
+    assert short.status_code == 202 and short.json()["status"] in ("queued", "running")
+    [stored, _] = read_batches(tmp_path / "db.sqlite")
+    assert stored.fetched == 2 and stored.runs == 1

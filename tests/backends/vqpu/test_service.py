@@ -12,7 +12,7 @@ from backends import InvalidParameterError
 from backends.vqpu.limits import MAX_PENDING_DECODES, Limits
 from backends.vqpu.service import APIError, BatchIn, VQPUService
 from backends.vqpu.store import read_batches
-from backends.vqpu.tokens import TokenBook
+from backends.vqpu.tokens import Caller, TokenBook
 from backends.vqpu.wire import encode_circuits
 
 PAYLOAD = encode_circuits([ghz(2)])
@@ -37,8 +37,8 @@ def refusal(call, *args):
 
 
 def test_open_mode_takes_the_job_from_the_header(service):
-    assert service.job_of({"x-vqpu-job": "job-7"}) == "job-7"
-    assert service.job_of({}) == "anonymous"
+    assert service.caller_of({"x-vqpu-job": "job-7"}).job == "job-7"
+    assert service.caller_of({}).job == "anonymous"
 
 
 def test_tokens_name_the_job(physical, tmp_path):
@@ -46,13 +46,13 @@ def test_tokens_name_the_job(physical, tmp_path):
     tokens.write_text("job-a secret-a\n")
     service = VQPUService(physical, tmp_path / "db.sqlite", tokens=TokenBook(tokens))
     try:
-        assert service.job_of({"authorization": "Bearer secret-a", "x-vqpu-job": "ignored"}) == "job-a"
-        assert service.job_of({"authorization": "bearer  secret-a "}) == "job-a"
+        assert service.caller_of({"authorization": "Bearer secret-a", "x-vqpu-job": "ignored"}).job == "job-a"
+        assert service.caller_of({"authorization": "bearer  secret-a "}).job == "job-a"
         missing = (401, "unauthorized", "missing token: send 'Authorization: Bearer <token>'")
-        assert refusal(service.job_of, {}) == missing
-        assert refusal(service.job_of, {"authorization": "Basic secret-a"}) == missing
-        assert refusal(service.job_of, {"authorization": "Bearer"}) == missing
-        assert refusal(service.job_of, {"authorization": "Bearer guess"}) == (
+        assert refusal(service.caller_of, {}) == missing
+        assert refusal(service.caller_of, {"authorization": "Basic secret-a"}) == missing
+        assert refusal(service.caller_of, {"authorization": "Bearer"}) == missing
+        assert refusal(service.caller_of, {"authorization": "Bearer guess"}) == (
             401,
             "unauthorized",
             "unknown token",
@@ -62,8 +62,8 @@ def test_tokens_name_the_job(physical, tmp_path):
 
 
 def test_submit_stores_a_new_batch_once(service):
-    view, created = service.submit("a", body(seed=4))
-    again, created_again = service.submit("a", body(seed=4))
+    view, created = service.submit(Caller("a", "a"), body(seed=4))
+    again, created_again = service.submit(Caller("a", "a"), body(seed=4))
 
     assert created and not created_again and again == view
     assert (view["status"], view["circuits"], view["shots"], view["counts"]) == ("queued", 1, 10, None)
@@ -86,21 +86,21 @@ def test_submit_stores_a_new_batch_once(service):
     ],
 )
 def test_submit_enforces_the_limits(service, batch, expected):
-    assert refusal(service.submit, "a", batch) == expected
+    assert refusal(service.submit, Caller("a", "a"), batch) == expected
     assert service.store.batches() == []
 
 
 def test_undecodable_circuits_are_a_bad_request(service):
-    status, code, detail = refusal(service.submit, "a", body(circuits="aGVsbG8="))
+    status, code, detail = refusal(service.submit, Caller("a", "a"), body(circuits="aGVsbG8="))
     assert (status, code) == (400, "bad_circuits") and detail.startswith(
         "circuits are not base64-encoded QPY"
     )
 
 
 def test_a_full_queue_answers_429(service):
-    service.submit("a", body("1"))
-    service.submit("a", body("2"))
-    assert refusal(service.submit, "a", body("3")) == (
+    service.submit(Caller("a", "a"), body("1"))
+    service.submit(Caller("a", "a"), body("2"))
+    assert refusal(service.submit, Caller("a", "a"), body("3")) == (
         429,
         "queue_full",
         "queue is full: 2 batches waiting, limit 2; retry later",
@@ -122,7 +122,7 @@ def test_negative_latency_is_refused(physical, tmp_path):
 
 
 def test_result_of_another_jobs_batch_is_not_found(service):
-    view, _ = service.submit("a", body())
+    view, _ = service.submit(Caller("a", "a"), body())
     detail = f"no batch {view['id']} for job 'b'"
     with pytest.raises(APIError) as info:
         asyncio.run(service.result("b", view["id"], 0.0))
@@ -133,7 +133,7 @@ def test_result_of_another_jobs_batch_is_not_found(service):
 def test_long_poll_is_woken_when_the_batch_finishes(service):
     async def submit_and_wait():
         service.start(asyncio.get_running_loop())
-        view, _ = service.submit("a", body(seed=2))
+        view, _ = service.submit(Caller("a", "a"), body(seed=2))
         pending = await service.result("a", view["id"], 0.0)
         loop = asyncio.get_running_loop()
         tic = loop.time()
@@ -149,7 +149,7 @@ def test_long_poll_is_woken_when_the_batch_finishes(service):
     assert stored.fetched == (2 if pending["status"] == "done" else 1)
 
 
-def test_health_and_metrics(service):
+def test_health_and_status(service):
     health = service.health()
     assert health == {
         "status": "ok",
@@ -163,8 +163,11 @@ def test_health_and_metrics(service):
             "max_queue": 2,
             "max_qubits": 3,
         },
+        "policy": "fifo",
+        "max_wait": None,
+        "quotas": {"job_seconds": None, "user_seconds": None},
     }
-    empty = service.metrics()
+    empty = service.status()
     assert {k: v for k, v in empty.items() if k != "uptime_seconds"} == {
         "queue_length": 0,
         "batches_done": 0,
@@ -173,8 +176,8 @@ def test_health_and_metrics(service):
         "occupancy": 0.0,
     }
     assert empty["uptime_seconds"] >= 0
-    service.submit("a", body())
-    assert service.metrics()["queue_length"] == 1
+    service.submit(Caller("a", "a"), body())
+    assert service.status()["queue_length"] == 1
 
 
 def test_a_broken_token_file_answers_503(physical, tmp_path):
@@ -183,14 +186,14 @@ def test_a_broken_token_file_answers_503(physical, tmp_path):
     service = VQPUService(physical, tmp_path / "db.sqlite", tokens=TokenBook(tokens))
     try:
         tokens.unlink()
-        assert refusal(service.job_of, {"authorization": "Bearer secret-a"}) == (
+        assert refusal(service.caller_of, {"authorization": "Bearer secret-a"}) == (
             503,
             "tokens_unavailable",
             "the server's token file is unusable; every token is refused until it is fixed",
         )
-        assert refusal(service.job_of, {})[0] == 401
+        assert refusal(service.caller_of, {})[0] == 401
         tokens.write_text("job-a secret-a\n")
-        assert service.job_of({"authorization": "Bearer secret-a"}) == "job-a"
+        assert service.caller_of({"authorization": "Bearer secret-a"}).job == "job-a"
     finally:
         service.stop()
 
@@ -201,7 +204,7 @@ def test_utf8_tokens_and_job_names_are_decoded(physical, tmp_path):
     service = VQPUService(physical, tmp_path / "db.sqlite", tokens=TokenBook(tokens))
     try:
         as_starlette_sees_it = "sécret".encode().decode("latin-1")
-        assert service.job_of({"authorization": f"Bearer {as_starlette_sees_it}"}) == "jöb"
+        assert service.caller_of({"authorization": f"Bearer {as_starlette_sees_it}"}).job == "jöb"
     finally:
         service.stop()
 
@@ -220,7 +223,9 @@ def test_utf8_tokens_and_job_names_are_decoded(physical, tmp_path):
 def test_clbits_and_instructions_are_limited(physical, tmp_path, circuit, limits, expected):
     service = VQPUService(physical, tmp_path / "db.sqlite", limits=limits)
     try:
-        assert refusal(service.submit, "a", body(circuits=encode_circuits([circuit]))) == expected
+        assert (
+            refusal(service.submit, Caller("a", "a"), body(circuits=encode_circuits([circuit]))) == expected
+        )
     finally:
         service.stop()
 
@@ -228,13 +233,13 @@ def test_clbits_and_instructions_are_limited(physical, tmp_path, circuit, limits
 def test_too_many_pending_decodes_answer_503(service):
     for _ in range(MAX_PENDING_DECODES):
         service._decode_slots.acquire()
-    assert refusal(service.submit, "a", body()) == (
+    assert refusal(service.submit, Caller("a", "a"), body()) == (
         503,
         "busy",
         f"{MAX_PENDING_DECODES} submissions are being checked already; retry later",
     )
     service._decode_slots.release()
-    assert service.submit("a", body())[1]
+    assert service.submit(Caller("a", "a"), body())[1]
 
 
 @pytest.mark.parametrize("batch_id", [0, -1, 2**63, 2**80])

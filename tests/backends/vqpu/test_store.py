@@ -20,6 +20,7 @@ def store(tmp_path):
 def accept(store, key, job="j", *, submitted=1.0, max_queue=None, payload=b"qpy"):
     return store.accept(
         job=job,
+        user="u",
         key=key,
         payload=payload,
         circuits=2,
@@ -70,12 +71,12 @@ def test_queue_limit_refuses_new_keys_but_answers_known_ones(store):
 
 def test_life_cycle_of_a_batch(store):
     batch, _ = accept(store, "k", payload=b"the circuits")
-    assert store.next_queued() == batch.id
+    assert [q.id for q in store.queued()] == [batch.id]
 
     assert store.start(batch.id, 3.0) == b"the circuits"
     running = store.get(batch.id)
     assert (running.status, running.started, running.runs, running.queue_seconds) == ("running", 3.0, 1, 2.0)
-    assert store.next_queued() is None
+    assert store.queued() == []
 
     store.finish(batch.id, ended=4.5, quantum_seconds=1.5, counts=[{"00": 6, "11": 4}])
     store.mark_fetched(batch.id)
@@ -119,7 +120,7 @@ def test_interrupted_batches_are_requeued_in_arrival_order(store):
 
     assert store.requeue_interrupted() == 2
     assert [b.status for b in store.batches()] == ["queued"] * 3
-    assert store.next_queued() == ids[0]
+    assert store.queued()[0].id == ids[0]
     assert store.requeue_interrupted() == 0
 
 
@@ -140,7 +141,7 @@ def test_writer_survives_a_failed_write(store):
         store.write(lambda conn: conn.execute("UPDATE batches SET status = 'lost'"))
     assert [b.status for b in store.batches()] == ["queued"]
     batch, created = accept(store, "k")  # ... and the writer goes on
-    assert created and batch.id == first.id + 1 and store.next_queued() == first.id
+    assert created and batch.id == first.id + 1 and store.queued()[0].id == first.id
 
 
 def test_a_failed_write_is_rolled_back(store):
@@ -183,3 +184,29 @@ def test_read_batches_of_a_missing_file(tmp_path):
 def test_batch_queue_seconds_before_the_start():
     batch = Batch(1, "j", "k", 1, 1, 1, None, "queued", 5.0, None, None, None, 0, None, None, 0)
     assert batch.queue_seconds is None and batch.to_json()["queue_seconds"] is None
+
+
+def test_a_database_of_an_earlier_version_gets_the_new_columns(tmp_path):
+    path = tmp_path / "old.sqlite"
+    conn = sqlite3.connect(path)
+    conn.executescript(
+        "CREATE TABLE batches (id INTEGER PRIMARY KEY AUTOINCREMENT, job TEXT NOT NULL, key TEXT NOT NULL, "
+        "payload BLOB NOT NULL, circuits INTEGER NOT NULL, qubits INTEGER NOT NULL, shots INTEGER NOT NULL, "
+        "seed INTEGER, status TEXT NOT NULL DEFAULT 'queued', submitted REAL NOT NULL, started REAL, "
+        "ended REAL, quantum_seconds REAL, runs INTEGER NOT NULL DEFAULT 0, result TEXT, error TEXT, "
+        "fetched INTEGER NOT NULL DEFAULT 0, UNIQUE (job, key))"
+    )
+    conn.execute(
+        "INSERT INTO batches (job, key, payload, circuits, qubits, shots, submitted) "
+        "VALUES ('old-job', 'k', x'00', 1, 2, 10, 1.0)"
+    )
+    conn.commit()
+    conn.close()
+    [old] = read_batches(path)  # read-only: the missing columns read as the job and NULL
+    assert (old.job, old.user, old.transpile_seconds) == ("old-job", "old-job", None)
+    store = Store(path)
+    try:
+        assert [b.user for b in store.batches()] == ["old-job"]
+        assert store.status_counts() == {"queued": 1}
+    finally:
+        store.close()

@@ -51,12 +51,13 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def serve(backend, db, *, tokens=None, latency=0.0, limits=None, sock=None, delay=0.0, docs=False):
-    """Run a vQPU server in a thread on loopback, configured as ``serve`` is; yield its service and URL."""
+def serve(backend, db, *, tokens=None, sock=None, delay=0.0, docs=False, **options):
+    """Run a vQPU server in a thread on loopback, configured as ``serve`` is; yield its service and URL.
+
+    ``options`` go to :class:`VQPUService` (``latency``, ``limits``, ``policy``, ``quotas``).
+    """
     sock = sock or loopback_socket()
-    service = VQPUService(
-        backend, db, tokens=None if tokens is None else TokenBook(tokens), latency=latency, limits=limits
-    )
+    service = VQPUService(backend, db, tokens=None if tokens is None else TokenBook(tokens), **options)
     config = uvicorn_config(create_app(service, docs=docs), service.limits, log_level="warning")
     server = uvicorn.Server(config)
 

@@ -1,0 +1,173 @@
+"""Accounting an HPC centre can bill from, and quotas of quantum seconds per job and per user.
+
+A job is one token (one Slurm job); a user owns any number of jobs (the third field of
+the token file, see :mod:`backends.vqpu.tokens`). For each, over its batches that
+started:
+
+- ``quantum_seconds``: device execution only (plus the emulated ``--latency``);
+- ``transpile_seconds``: decoding and transpiling on the server's CPU, recorded apart;
+- ``queue_seconds``: the batches' waits from acceptance to start, summed;
+- ``batches`` started, and the ``circuits`` and ``shots`` (circuits x shots per
+  circuit) of those that ended with counts (a failed batch, e.g. one refused over
+  quota when it was due, bills its device and queue time only).
+
+:class:`Ledger` keeps these sums in memory while the server runs, so a quota check or
+a ``/metrics`` scrape costs nothing per batch; it is rebuilt from the store at start.
+:func:`usage_by` computes the same from stored batches (``report``).
+
+>>> quotas = Quotas(job_seconds=10.0)
+>>> ledger = Ledger()
+>>> quotas.refusal(Caller("job-1", "alice"), ledger) is None
+True
+>>> ledger.charge(Caller("job-1", "alice"), Usage(1, 2, 200, 12.5, 0.1, 0.0))
+>>> quotas.refusal(Caller("job-1", "alice"), ledger)
+"job 'job-1' used 12.5 quantum seconds, its quota is 10 s"
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, fields
+
+from backends.validation import check_nonnegative
+from backends.vqpu.store import Batch
+from backends.vqpu.tokens import Caller
+
+__all__ = ["Ledger", "Quotas", "Usage", "usage_by", "usage_of"]
+
+
+@dataclass
+class Usage:
+    """What a job or a user consumed.
+
+    Attributes
+    ----------
+    batches, circuits, shots : int
+        Batches started; circuits and shots (circuits x shots per circuit) of the
+        batches that ended with counts.
+    quantum_seconds : float
+        Device seconds (execution only).
+    transpile_seconds : float
+        Server CPU seconds spent decoding and transpiling, not on the device.
+    queue_seconds : float
+        Seconds the batches waited in the queue, summed.
+    """
+
+    batches: int = 0
+    circuits: int = 0
+    shots: int = 0
+    quantum_seconds: float = 0.0
+    transpile_seconds: float = 0.0
+    queue_seconds: float = 0.0
+
+    def add(self, other: Usage) -> None:
+        """Add ``other`` to this usage, field by field."""
+        for field in fields(self):
+            setattr(self, field.name, getattr(self, field.name) + getattr(other, field.name))
+
+
+def usage_of(batch: Batch) -> Usage:
+    """The usage of one stored batch (zero if it never started)."""
+    if batch.started is None:
+        return Usage()
+    done = batch.status == "done"
+    return Usage(
+        batches=1,
+        circuits=batch.circuits if done else 0,
+        shots=batch.circuits * batch.shots if done else 0,
+        quantum_seconds=batch.quantum_seconds or 0.0,
+        transpile_seconds=batch.transpile_seconds or 0.0,
+        queue_seconds=batch.started - batch.submitted,
+    )
+
+
+def usage_by(batches: Iterable[Batch], key: Callable[[Batch], str]) -> dict[str, Usage]:
+    """Sum the usage of ``batches`` per ``key(batch)`` (e.g. job or user), sorted by key.
+
+    Batches that never started count with zero usage, so every key appears.
+    """
+    totals: dict[str, Usage] = {}
+    for batch in batches:
+        totals.setdefault(key(batch), Usage()).add(usage_of(batch))
+    return dict(sorted(totals.items()))
+
+
+class Ledger:
+    """Usage per job and per user while the server runs; thread-safe.
+
+    Parameters
+    ----------
+    batches : iterable of Batch, optional
+        Batches already stored (a restarted server keeps billing where it stopped);
+        only finished ones are charged, unfinished ones are charged when they finish.
+    """
+
+    def __init__(self, batches: Iterable[Batch] = ()) -> None:
+        self._lock = threading.Lock()
+        self.jobs: dict[str, Usage] = {}
+        self.users: dict[str, Usage] = {}
+        for batch in batches:
+            if batch.status in ("done", "failed"):
+                self.charge(Caller(batch.job, batch.user), usage_of(batch))
+
+    def charge(self, caller: Caller, usage: Usage) -> None:
+        """Add ``usage`` to the job and the user of ``caller``."""
+        with self._lock:
+            self.jobs.setdefault(caller.job, Usage()).add(usage)
+            self.users.setdefault(caller.user, Usage()).add(usage)
+
+    def quantum_seconds(self, caller: Caller) -> tuple[float, float]:
+        """Quantum seconds used so far by the job and by the user of ``caller``."""
+        with self._lock:
+            job, user = self.jobs.get(caller.job), self.users.get(caller.user)
+            return (job.quantum_seconds if job else 0.0, user.quantum_seconds if user else 0.0)
+
+    def snapshot(self) -> tuple[dict[str, Usage], dict[str, Usage]]:
+        """Copies of the usage per job and per user."""
+        with self._lock:
+            copy = {name: Usage(**vars(usage)) for name, usage in self.jobs.items()}
+            return copy, {name: Usage(**vars(usage)) for name, usage in self.users.items()}
+
+
+@dataclass(frozen=True)
+class Quotas:
+    """Quantum seconds each job (token) and each user may use; None means no quota.
+
+    A batch is refused once its job or user has used its quota (so the last batch that
+    is let in may overrun it by its own quantum time).
+
+    Parameters
+    ----------
+    job_seconds : float or None
+        Quota of every job, in device seconds.
+    user_seconds : float or None
+        Quota of every user, summed over the user's jobs, in device seconds.
+
+    Raises
+    ------
+    InvalidParameterError
+        If a quota is negative.
+    """
+
+    job_seconds: float | None = None
+    user_seconds: float | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("job_seconds", "user_seconds"):
+            if (value := getattr(self, name)) is not None:
+                check_nonnegative(value, name)
+
+    def refusal(self, caller: Caller, ledger: Ledger) -> str | None:
+        """The reason to refuse a batch of ``caller``, or None if its quotas allow it."""
+        job_used, user_used = ledger.quantum_seconds(caller)
+        if self.job_seconds is not None and job_used >= self.job_seconds:
+            return (
+                f"job {caller.job!r} used {job_used:.6g} quantum seconds, its quota is {self.job_seconds:g} s"
+            )
+        if self.user_seconds is not None and user_used >= self.user_seconds:
+            return (
+                f"user {caller.user!r} used {user_used:.6g} quantum seconds, "
+                f"the quota is {self.user_seconds:g} s"
+            )
+        return None
