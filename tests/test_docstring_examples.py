@@ -68,6 +68,10 @@ COVERED_MODULES = [
     "cutting.reconstruct",
     "cutting.sample",
     "cutting.separators",
+    "bbqmis.mis.adjacency",
+    "bbqmis.mis.problem",
+    "bbqmis.mis.qaoa",
+    "bbqmis.solver",
 ]
 
 #: A numpydoc ``Examples`` heading followed, somewhere in its section, by a doctest prompt.
