@@ -58,6 +58,20 @@ COVERED_MODULES = [
     "bbqmis.mis.graphio.edgelist",
     "bbqmis.mis.graphio.graphml",
     "bbqmis.mis.graphio.nodelink",
+    "cutting",
+    "cutting.circuits",
+    "cutting.errors",
+    "cutting.execute",
+    "cutting.graphs",
+    "cutting.layout",
+    "cutting.plan",
+    "cutting.reconstruct",
+    "cutting.sample",
+    "cutting.separators",
+    "bbqmis.mis.adjacency",
+    "bbqmis.mis.problem",
+    "bbqmis.mis.qaoa",
+    "bbqmis.solver",
 ]
 
 #: A numpydoc ``Examples`` heading followed, somewhere in its section, by a doctest prompt.

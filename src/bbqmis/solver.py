@@ -49,6 +49,17 @@ Stats: TypeAlias = defaultdict[str, float]
 def new_stats(**values: float) -> Stats:
     """Counters starting at ``values``, every other counter at 0.
 
+    Parameters
+    ----------
+    **values : float
+        Initial counters by name.
+
+    Returns
+    -------
+    Stats
+
+    Examples
+    --------
     >>> stats = new_stats(calls=1)
     >>> stats["calls"], stats["shots"]
     (1, 0.0)
@@ -57,7 +68,23 @@ def new_stats(**values: float) -> Stats:
 
 
 def add_stats(total: Stats, more: Mapping[str, float], *, skip: Iterable[str] = ()) -> None:
-    """Add every counter of ``more`` to ``total``, except those named in ``skip``."""
+    """Add every counter of ``more`` to ``total``, except those named in ``skip``.
+
+    Parameters
+    ----------
+    total : Stats
+        Updated in place.
+    more : mapping of str to float
+    skip : iterable of str, optional
+        Counters of ``more`` left out.
+
+    Examples
+    --------
+    >>> total = new_stats(calls=1, seconds=0.5)
+    >>> add_stats(total, {"calls": 2, "seconds": 1.0, "shots": 100}, skip=["seconds"])
+    >>> dict(total)
+    {'calls': 3, 'seconds': 0.5, 'shots': 100.0}
+    """
     skipped = set(skip)
     for key, value in more.items():
         if key not in skipped:
@@ -80,6 +107,12 @@ class MISSamples:
         circuit), ``quantum_seconds`` (device execution), ``cut_problems`` (1 when
         sampled through circuit cutting), ``fallbacks`` (1 when annealed instead),
         ``seconds`` (wall time).
+
+    Examples
+    --------
+    >>> samples = MISSamples.from_counts({"01": 3, "10": 5}, 2, new_stats(calls=1))
+    >>> samples.bits.tolist(), samples.counts.tolist()  # most frequent first; bits indexed by qubit
+    ([[0, 1], [1, 0]], [5, 3])
     """
 
     bits: np.ndarray
@@ -88,14 +121,52 @@ class MISSamples:
 
     @classmethod
     def from_counts(cls, counts: Mapping[str, int], num_bits: int, stats: Stats) -> MISSamples:
-        """Build from qiskit-ordered counts (qubit 0 is the rightmost character)."""
+        """Build from qiskit-ordered counts (qubit 0 is the rightmost character).
+
+        Parameters
+        ----------
+        counts : mapping of str to int
+            Bitstring -> times sampled.
+        num_bits : int
+            ``n``, the width of ``bits`` (also when ``counts`` is empty).
+        stats : Stats
+
+        Returns
+        -------
+        MISSamples
+            Rows ordered by decreasing count, ties by bitstring.
+
+        Examples
+        --------
+        >>> samples = MISSamples.from_counts({"001": 2, "100": 2, "110": 7}, 3, new_stats())
+        >>> samples.bits.tolist(), samples.counts.tolist()
+        ([[0, 1, 1], [1, 0, 0], [0, 0, 1]], [7, 2, 2])
+        """
         keys = sorted(counts, key=lambda key: (-counts[key], key))
         bits = bits_from_strings(keys, num_bits) if keys else np.zeros((0, num_bits), np.uint8)
         return cls(bits, np.array([counts[key] for key in keys], dtype=np.int64), stats)
 
     @classmethod
     def from_rows(cls, rows: np.ndarray, stats: Stats) -> MISSamples:
-        """Build from sampled rows of shape (shots, n), one row per shot."""
+        """Build from sampled rows of shape (shots, n), one row per shot.
+
+        Parameters
+        ----------
+        rows : ndarray of shape (shots, n)
+            0/1 rows indexed by qubit.
+        stats : Stats
+
+        Returns
+        -------
+        MISSamples
+            Distinct rows, most frequent first.
+
+        Examples
+        --------
+        >>> samples = MISSamples.from_rows(np.array([[1, 0], [0, 1], [0, 1]]), new_stats())
+        >>> samples.bits.tolist(), samples.counts.tolist()
+        ([[0, 1], [1, 0]], [2, 1])
+        """
         unique, counts = np.unique(np.asarray(rows, dtype=np.uint8), axis=0, return_counts=True)
         order = np.lexsort((np.arange(len(counts)), -counts))
         return cls(unique[order], counts[order].astype(np.int64), stats)
@@ -107,6 +178,15 @@ class MISSamples:
         -------
         ndarray of shape (k, n), dtype uint8
             Row ``r`` is the repair of ``bits[r]``; rows may repeat.
+
+        Examples
+        --------
+        >>> import networkx as nx
+        >>> problem = MISProblem(nx.path_graph(3))
+        >>> samples = MISSamples.from_counts({"011": 4, "000": 1}, 3, new_stats())
+        >>> fixed = samples.repaired(problem, seed=0)
+        >>> [bool(problem.is_maximal(row)) for row in fixed]
+        [True, True]
         """
         rng = check_random_state(seed)
         if len(self.bits) == 0:
@@ -211,13 +291,35 @@ class QuantumMISSolver:
         self._lock = threading.Lock()
 
     def device(self) -> QuantumBackend:
-        """Return the backend of this process for :attr:`backend` (built on first use)."""
+        """Return the backend of this process for :attr:`backend` (built on first use).
+
+        Returns
+        -------
+        QuantumBackend
+            Shared by every solver of this process with the same spec.
+
+        Examples
+        --------
+        >>> QuantumMISSolver("aer").device() is QuantumMISSolver("aer", shots=10).device()
+        True
+        """
         if isinstance(self.backend, str):
             return shared_backend(self.backend, sleep_factor=self.sleep_factor)
         return self.backend
 
     def width(self) -> int:
-        """Widest problem sampled without cutting: ``max_qubits`` capped by the device."""
+        """Widest problem sampled without cutting: ``max_qubits`` capped by the device.
+
+        Returns
+        -------
+        int
+            Qubits.
+
+        Examples
+        --------
+        >>> QuantumMISSolver("aer", max_qubits=5).width(), QuantumMISSolver("aer").width()  # aer: 30 qubits
+        (5, 24)
+        """
         return min(self.max_qubits or DEFAULT_MAX_QUBITS, self.device().num_qubits)
 
     def sample(self, problem: MISProblem, seed: SeedLike = None) -> MISSamples:
@@ -234,6 +336,16 @@ class QuantumMISSolver:
         -------
         MISSamples
             With ``shots`` samples in all.
+
+        Examples
+        --------
+        >>> import networkx as nx
+        >>> solver = QuantumMISSolver("aer", shots=256, max_qubits=3)  # 5 vertices: cut once
+        >>> samples = solver.sample(MISProblem(nx.path_graph(5)), seed=1)
+        >>> int(samples.counts.sum()), samples.stats["cut_problems"], samples.stats["circuits"]
+        (256, 1.0, 16.0)
+        >>> solver.stats["calls"]  # totals over every call of this solver
+        1.0
         """
         start = time.perf_counter()
         rng = check_random_state(seed)

@@ -61,6 +61,15 @@ class CutExperiments(NamedTuple):
         Per label: one circuit per coefficient, in coefficient order.
     twins : dict of int to ndarray of shape (8**K,) of int
         Per label: :func:`twin_indices` of its subexperiments.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from cutting.layout import separator_layout
+    >>> problem = MISProblem(nx.path_graph(5))
+    >>> experiments = cut_experiments(problem, separator_layout(problem, [2], 3), [0, 1])
+    >>> experiments.fragment_qubits, experiments.fragment_widths, len(experiments.coefficients)
+    ({0: (0, 1), 1: (2, 3, 4)}, {0: 3, 1: 3}, 8)
     """
 
     circuit: QuantumCircuit
@@ -117,6 +126,15 @@ def grouped_circuit(
     CuttingError
         If the cuts on two separator qubits interleave: qiskit-addon-cutting 0.10's
         ``cut_wires`` counts a qubit's cuts only within one run of ``CutWire`` markers.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from cutting.layout import separator_layout
+    >>> problem = MISProblem(nx.path_graph(5))
+    >>> circuit, (gamma, beta) = grouped_circuit(problem, separator_layout(problem, [2], 3))
+    >>> circuit.count_ops()["rzz"], circuit.count_ops()["cut_wire"], gamma.name, beta.name
+    (4, 1, 'gamma', 'beta')
     """
     base = qaoa.circuit(problem, measure=False)
     by_name = {parameter.name: parameter for parameter in base.parameters}
@@ -166,6 +184,16 @@ def wire_labels(
         One per qubit of ``cut``.
     final : dict of int to int
         Wire of ``cut`` holding an original qubit's last segment -> that qubit.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from cutting.layout import separator_layout
+    >>> problem = MISProblem(nx.path_graph(5))
+    >>> layout = separator_layout(problem, [2], 3)
+    >>> circuit, _ = grouped_circuit(problem, layout)
+    >>> wire_labels(circuit, cut_wires(circuit), layout, [0, 1])  # wires 2 and 3 are qubit 2's segments
+    ([0, 0, 0, 1, 1, 1], {0: 0, 1: 1, 3: 2, 4: 3, 5: 4})
     """
     home = layout.home
     by_wire: dict[int, int] = {}
@@ -248,6 +276,17 @@ def cut_experiments(
     ------
     CuttingError
         As :func:`grouped_circuit`.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from cutting.layout import separator_layout
+    >>> problem = MISProblem(nx.path_graph(5))
+    >>> experiments = cut_experiments(problem, separator_layout(problem, [2], 3), [0, 1])
+    >>> [len(circuits) for circuits in experiments.subexperiments.values()]  # 8**1 per fragment
+    [8, 8]
+    >>> experiments.partition_labels
+    (0, 0, 0, 1, 1, 1)
     """
     circuit, parameters = grouped_circuit(problem, layout)
     cut = cut_wires(circuit)

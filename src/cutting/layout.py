@@ -43,6 +43,12 @@ class FragmentLayout:
         consecutive visits. Keys are increasing.
     edge_fragment : dict of frozenset of int to int
         Edge between two separator qubits -> fragment id that holds its ``RZZ`` gate.
+
+    Examples
+    --------
+    >>> layout = FragmentLayout([[0, 1], [3, 4]], {2: [0, 1]}, {})  # path 0-1-2-3-4 cut at 2
+    >>> layout.num_cuts, layout.home
+    (1, {0: 0, 1: 0, 3: 1, 4: 1})
     """
 
     components: list[list[int]]
@@ -60,7 +66,18 @@ class FragmentLayout:
         return {q: f for f, c in enumerate(self.components) for q in c}
 
     def widths(self) -> list[int]:
-        """Qubits of every fragment id: its component plus one per visiting wire segment."""
+        """Qubits of every fragment id: its component plus one per visiting wire segment.
+
+        Returns
+        -------
+        list of int
+            ``widths[f]`` for every fragment id ``f``.
+
+        Examples
+        --------
+        >>> FragmentLayout([[0, 1], [3, 4]], {2: [0, 1]}, {}).widths()  # qubit 2 visits both
+        [3, 3]
+        """
         widths = [len(c) for c in self.components]
         for fragments in self.segments.values():
             for f in fragments:
@@ -166,6 +183,13 @@ def fewest_cut_layout(problem: MISProblem, max_qubits: int, max_cuts: int | None
     ------
     NoSeparatorError
         If no bound gives fragments that fit.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> layout = fewest_cut_layout(MISProblem(nx.path_graph(7)), 4)
+    >>> layout.segments, layout.widths()  # one cut at vertex 3 leaves two 4-qubit fragments
+    ({3: [0, 1]}, [4, 4])
     """
     best: FragmentLayout | None = None
     for max_component in range(max_qubits, 0, -1):
@@ -207,6 +231,13 @@ def separator_layout(problem: MISProblem, separator: Iterable[Hashable], max_qub
         If ``separator`` names a node not in the graph.
     FragmentTooWideError
         If a fragment, cut wires included, is wider than ``max_qubits``.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> layout = separator_layout(MISProblem(nx.path_graph(7)), [1], 6)
+    >>> layout.components, layout.segments, layout.widths()
+    ([[0], [2, 3, 4, 5, 6]], {1: [0, 1]}, [2, 6])
     """
     nodes = frozenset(separator)
     missing = [v for v in nodes if v not in problem.graph]

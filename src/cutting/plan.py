@@ -41,6 +41,12 @@ class Fragment:
         fragment's ``observable_measurements`` register is qubit ``qubits[b]``.
     width : int
         Qubits of the fragment's circuits, cut ancillas (pre-cut wire segments) included.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> cut_qaoa(MISProblem(nx.path_graph(5)), 3).fragments  # vertex 2 is cut once
+    (Fragment(label=0, qubits=(0, 1), width=3), Fragment(label=1, qubits=(2, 3, 4), width=3))
     """
 
     label: int
@@ -82,6 +88,15 @@ class CutPlan:
         For every fragment and coefficient, the first coefficient whose circuit is
         identical (several terms of the Move decomposition share a circuit on one side of
         the cut); :func:`run_subexperiments` pools the shots of identical circuits.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> plan = cut_qaoa(MISProblem(nx.path_graph(5)), 3)
+    >>> plan.separator, plan.num_cuts, len(plan.coefficients), plan.kappa, plan.overhead
+    ((2,), 1, 8, 4.0, 16.0)
+    >>> [p.name for p in plan.parameters], plan.qubit_map[2]  # qubit 2: fragment 1, bit 0
+    (['gamma', 'beta'], (1, 0))
     """
 
     problem: MISProblem
@@ -133,7 +148,21 @@ class CutPlan:
         return {q: (f.label, b) for f in self.fragments for b, q in enumerate(f.qubits)}
 
     def to_json(self) -> dict[str, object]:
-        """Plain-dict summary (no circuits): the numbers of :meth:`summary`."""
+        """Plain-dict summary (no circuits): the numbers of :meth:`summary`.
+
+        Returns
+        -------
+        dict
+            JSON-serialisable: ``num_qubits``, ``max_qubits``, ``separator``, ``num_cuts``,
+            ``fragments`` (label, width, qubits), ``num_subexperiments``, ``kappa``, ``overhead``.
+
+        Examples
+        --------
+        >>> import json
+        >>> import networkx as nx
+        >>> print(json.dumps(cut_qaoa(MISProblem(nx.path_graph(5)), 3).to_json()))  # doctest: +ELLIPSIS
+        {"num_qubits": 5, "max_qubits": 3, "separator": [2], "num_cuts": 1, "fragments": [...], ...}
+        """
         return {
             "num_qubits": self.num_qubits,
             "max_qubits": self.max_qubits,
@@ -148,7 +177,22 @@ class CutPlan:
         }
 
     def summary(self) -> str:
-        """Describe the plan in a few human-readable lines."""
+        """Describe the plan in a few human-readable lines.
+
+        Returns
+        -------
+        str
+            Also what ``str(plan)`` gives.
+
+        Examples
+        --------
+        >>> import networkx as nx
+        >>> print(cut_qaoa(MISProblem(nx.path_graph(5)), 3).summary())
+        5 qubits -> 2 fragments of widths [3, 3] (max 3); separator qubits [2]
+        1 wire cuts: 8 coefficients, 16 subexperiments, overhead kappa^2 = 16
+          fragment 0: width 3, measures qubits [0, 1]
+          fragment 1: width 3, measures qubits [2, 3, 4]
+        """
         lines = [
             f"{self.num_qubits} qubits -> {len(self.fragments)} fragments of widths {list(self.widths)} "
             f"(max {self.max_qubits}); separator qubits {list(self.separator)}",

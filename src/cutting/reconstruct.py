@@ -37,6 +37,13 @@ class EnergyEstimate(NamedTuple):
         Estimate of ``<f>``, offset included.
     standard_error : float
         Delta-method standard error from the shot noise of every fragment histogram.
+
+    Examples
+    --------
+    >>> est = EnergyEstimate(value=-1.68, standard_error=0.02)
+    >>> value, error = est  # a named tuple
+    >>> f"{value:.2f} +- {est.standard_error:.2f}"
+    '-1.68 +- 0.02'
     """
 
     value: float
@@ -61,6 +68,20 @@ def histograms(
         ``q_L^(i)(x)``: probability of outcome ``x`` with even cut parity minus with odd parity.
     unsigned : ndarray of shape (8**K, 2**w)
         Probability of outcome ``x``.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from bbqmis.mis import MISProblem, qaoa
+    >>> from cutting import cut_qaoa, run_subexperiments
+    >>> problem = MISProblem(nx.path_graph(5))
+    >>> plan = cut_qaoa(problem, 3)
+    >>> results = run_subexperiments(plan, (0.4, 0.2), "aer", shots=500, seed=1)
+    >>> signed, unsigned = histograms(plan, results, 1)  # fragment 1 measures qubits 2, 3, 4
+    >>> signed.shape, unsigned.sum(axis=1).round(12).tolist()
+    ((8, 8), [1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0])
+    >>> bool((abs(signed) <= unsigned + 1e-12).all())
+    True
     """
     shots = results.fragments[label]
     size = 1 << len(plan.fragments[label].qubits)
@@ -127,6 +148,22 @@ def expectation_values(plan: CutPlan, results: CutResults, observables: PauliLis
     ------
     InvalidParameterError
         If an observable has X or Y factors or the wrong number of qubits.
+
+    Examples
+    --------
+    >>> from qiskit.quantum_info import Statevector
+    >>> import networkx as nx
+    >>> from bbqmis.mis import MISProblem, qaoa
+    >>> from cutting import cut_qaoa, run_subexperiments
+    >>> problem = MISProblem(nx.path_graph(5))
+    >>> plan = cut_qaoa(problem, 3)
+    >>> results = run_subexperiments(plan, (0.4, 0.2), "aer", shots=2000, seed=1)
+    >>> observables = PauliList(["IIIIZ", "ZIIIZ"])  # Z_0 and Z_0 Z_4 (qubit 0 rightmost)
+    >>> uncut = qaoa.circuit(problem, measure=False).assign_parameters({"gamma": 0.4, "beta": 0.2})
+    >>> state = Statevector(uncut)
+    >>> exact = [state.expectation_value(o).real for o in observables]
+    >>> bool(abs(expectation_values(plan, results, observables) - exact).max() < 0.05)
+    True
     """
     masks = _z_masks(observables, plan.num_qubits)
     means = [m for *_, m in _fragment_means(plan, results, masks)]
@@ -147,6 +184,18 @@ def energy(plan: CutPlan, results: CutResults) -> EnergyEstimate:
         The error treats each distinct circuit's histogram as an independent multinomial
         sample of its shots and propagates it to first order through the multilinear
         reconstruction (terms that share a circuit's pooled data are summed first).
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from bbqmis.mis import MISProblem, qaoa
+    >>> from cutting import cut_qaoa, run_subexperiments
+    >>> problem = MISProblem(nx.path_graph(5))
+    >>> plan = cut_qaoa(problem, 3)
+    >>> angles = qaoa.optimize(problem)
+    >>> estimate = energy(plan, run_subexperiments(plan, angles, "aer", shots=2000, seed=1))
+    >>> bool(abs(estimate.value - angles.energy) < 3 * estimate.standard_error < 0.1)
+    True
     """
     h, J, offset = plan.problem.ising()
     n = plan.num_qubits
@@ -197,6 +246,18 @@ def expectation(
     -------
     EnergyEstimate
         ``(value, standard_error)``; compare with :func:`bbqmis.qaoa.expectation`.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from bbqmis.mis import MISProblem, qaoa
+    >>> from cutting import cut_qaoa, run_subexperiments
+    >>> problem = MISProblem(nx.path_graph(5))
+    >>> plan = cut_qaoa(problem, 3)
+    >>> estimate = expectation(plan, 0.4, 0.2, "aer", shots=2000, seed=1)
+    >>> exact = qaoa.expectation(problem, 0.4, 0.2)
+    >>> bool(abs(estimate.value - exact) < 3 * estimate.standard_error)
+    True
     """
     return energy(plan, run_subexperiments(plan, (gamma, beta), backend, shots, seed=seed))
 
@@ -221,6 +282,20 @@ def library_arguments(
     Returns
     -------
     (dict of PrimitiveResult, list of coefficients, dict of PauliList)
+
+    Examples
+    --------
+    >>> from qiskit_addon_cutting import reconstruct_expectation_values
+    >>> import networkx as nx
+    >>> from bbqmis.mis import MISProblem, qaoa
+    >>> from cutting import cut_qaoa, run_subexperiments
+    >>> problem = MISProblem(nx.path_graph(5))
+    >>> plan = cut_qaoa(problem, 3)
+    >>> results = run_subexperiments(plan, (0.4, 0.2), "aer", shots=500, seed=1)
+    >>> observables = PauliList(["IIIIZ", "ZZIII"])
+    >>> library = reconstruct_expectation_values(*library_arguments(plan, results, observables))
+    >>> bool(np.allclose(library[1:], expectation_values(plan, results, observables), atol=1e-12))
+    True
     """
     _z_masks(observables, plan.num_qubits)
     terms = PauliList(["Z" * plan.num_qubits, *observables.to_labels()])

@@ -27,6 +27,12 @@ class Separation(NamedTuple):
         The separator ``S``.
     components : list of frozenset of graph nodes
         Connected components of ``G - S``, ordered by their first node in graph order.
+
+    Examples
+    --------
+    >>> separation = find_separators(nx.cycle_graph(6), 2)
+    >>> sorted(separation.separator), [sorted(c) for c in separation.components]
+    ([0, 3], [[1, 2], [4, 5]])
     """
 
     separator: frozenset[Hashable]

@@ -33,6 +33,13 @@ class Adjacency(NamedTuple):
         a triangle appears once for each of its three edges.
     triangle_u, triangle_v : ndarrays of shape (t,) of int
         Ids of the edges ``(u, f)`` and ``(v, f)``, with ``u = edges[e, 0]``, ``v = edges[e, 1]``.
+
+    Examples
+    --------
+    >>> a = adjacency([(0, 1), (1, 2)], 3)  # the path 0 - 1 - 2: no triangle
+    >>> u = 1
+    >>> a.indptr.tolist(), a.incident[a.indptr[u] : a.indptr[u + 1]].tolist(), a.triangle_edge.size
+    ([0, 1, 3, 4], [0, 1], 0)
     """
 
     indptr: npt.NDArray[np.integer]

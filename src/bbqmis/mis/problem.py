@@ -188,6 +188,17 @@ class MISProblem:
             ``f(x) = x @ Q @ x`` for 0/1 vectors ``x`` (the diagonal holds the
             linear terms, since ``x_i**2 = x_i``). Dense: meant for device-sized
             problems.
+
+        Examples
+        --------
+        >>> import networkx as nx
+        >>> problem = MISProblem(nx.path_graph(3))
+        >>> q = problem.qubo()
+        >>> q.tolist()
+        [[-1.0, 2.0, 0.0], [0.0, -1.0, 2.0], [0.0, 0.0, -1.0]]
+        >>> x = np.array([1, 1, 0])  # vertices 0 and 1: an edge inside the set
+        >>> float(x @ q @ x) == problem.cost(x)
+        True
         """
         q = np.diag(-self.weights)
         q[self.edges[:, 0], self.edges[:, 1]] = self.penalty
@@ -229,6 +240,17 @@ class MISProblem:
             Couplings, upper triangular (``J[i, j]`` with ``i < j``).
         offset : float
             Constant, so that ``f(x) = offset + h @ z + sum_{i<j} J[i, j] z_i z_j``.
+
+        Examples
+        --------
+        >>> import networkx as nx
+        >>> problem = MISProblem(nx.path_graph(3))
+        >>> h, J, offset = problem.ising()
+        >>> J.toarray().tolist()
+        [[0.0, 0.5, 0.0], [0.0, 0.0, 0.5], [0.0, 0.0, 0.0]]
+        >>> z = 1.0 - 2.0 * problem.to_bits([0, 2])  # bit 1 is spin -1
+        >>> float(offset + h @ z + z @ J @ z) == problem.cost("101")
+        True
         """
         h, couplings, offset = self.ising_terms()
         n = self.num_nodes
@@ -274,6 +296,13 @@ class MISProblem:
         Returns
         -------
         float, or ndarray of shape (k,) for several bitstrings.
+
+        Examples
+        --------
+        >>> import networkx as nx
+        >>> problem = MISProblem(nx.path_graph(3), weights=[1.0, 3.0, 1.0], penalty=4.0)
+        >>> problem.cost("010"), problem.cost([1, 0, 1]), problem.cost(["011", "111"]).tolist()
+        (-3.0, -2.0, [0.0, 3.0])
         """
         x = self._bits(bits).astype(float)
         value = -x @ self.weights + self.penalty * (x[..., self.edges[:, 0]] * x[..., self.edges[:, 1]]).sum(
@@ -291,6 +320,13 @@ class MISProblem:
         Returns
         -------
         bool, or ndarray of shape (k,) of bool.
+
+        Examples
+        --------
+        >>> import networkx as nx
+        >>> problem = MISProblem(nx.cycle_graph(4))
+        >>> problem.is_independent("0101"), problem.is_independent(["0011", "0000"]).tolist()
+        (True, [False, True])
         """
         x = self._bits(bits).astype(bool)
         ok = ~(x[..., self.edges[:, 0]] & x[..., self.edges[:, 1]]).any(-1)
@@ -302,6 +338,18 @@ class MISProblem:
         Parameters
         ----------
         bits : str or array-like of shape (n,)
+
+        Returns
+        -------
+        bool
+            ``False`` also for several bitstrings or a set that is not independent.
+
+        Examples
+        --------
+        >>> import networkx as nx
+        >>> problem = MISProblem(nx.path_graph(4))
+        >>> problem.is_maximal("1001"), problem.is_maximal("0001"), problem.is_maximal("0011")
+        (True, False, False)
         """
         x = self._bits(bits).astype(bool)
         if x.ndim != 1 or not self.is_independent(x):
@@ -329,6 +377,19 @@ class MISProblem:
         ndarray of shape (n,), dtype uint8
             A maximal independent set containing no vertex outside the repaired
             selection's closure.
+
+        Raises
+        ------
+        InvalidParameterError
+            If ``bits`` holds more than one bitstring.
+
+        Examples
+        --------
+        >>> import networkx as nx
+        >>> problem = MISProblem(nx.star_graph(3))  # hub 0, leaves 1, 2, 3
+        >>> fixed = problem.repair("0111", seed=0)  # hub 0 clashes with leaves 1, 2: drop it, add 3
+        >>> fixed.tolist(), problem.is_maximal(fixed)
+        ([0, 1, 1, 1], True)
         """
         x = self._bits(bits)
         if x.ndim != 1:
@@ -362,12 +423,45 @@ class MISProblem:
         return selected.astype(np.uint8)
 
     def to_nodes(self, bits: npt.ArrayLike) -> frozenset:
-        """The set of graph nodes selected by ``bits`` (one bitstring)."""
+        """The set of graph nodes selected by ``bits`` (one bitstring).
+
+        Parameters
+        ----------
+        bits : str or array-like of shape (n,)
+
+        Returns
+        -------
+        frozenset of graph nodes
+
+        Examples
+        --------
+        >>> import networkx as nx
+        >>> problem = MISProblem(nx.path_graph(["a", "b", "c"]))
+        >>> sorted(problem.to_nodes("101"))  # qubit 0 (node "a") is the rightmost character
+        ['a', 'c']
+        """
         x = self._bits(bits)
         return frozenset(self.nodes[i] for i in np.flatnonzero(x))
 
     def to_bits(self, nodes: Iterable[Hashable]) -> np.ndarray:
-        """0/1 array of shape (n,) selecting ``nodes``."""
+        """0/1 array of shape (n,) selecting ``nodes``.
+
+        Parameters
+        ----------
+        nodes : iterable of graph nodes
+
+        Returns
+        -------
+        ndarray of shape (n,), dtype uint8
+            Indexed by qubit.
+
+        Examples
+        --------
+        >>> import networkx as nx
+        >>> problem = MISProblem(nx.path_graph(["a", "b", "c"]))
+        >>> problem.to_bits({"b"}).tolist(), sorted(problem.to_nodes(problem.to_bits({"a", "c"})))
+        ([0, 1, 0], ['a', 'c'])
+        """
         x = np.zeros(self.num_nodes, dtype=np.uint8)
         x[[self._index[v] for v in nodes]] = 1
         return x
