@@ -34,6 +34,7 @@ BACKENDS: dict[str, str] = {
     "iqm-fake": "backends.iqm:fake_from_spec",
     "iqm": "backends.iqm:server_from_spec",
     "vqpu": "backends.vqpu.client:VQPUBackend",
+    "mpi": "backends.mpi_service.client:MPIServiceBackend",
 }
 
 #: The spec forms, for documentation and error messages.
@@ -44,6 +45,7 @@ SPEC_FORMS = (
     "iqm-fake:<device>",
     "iqm:<server url>[#<quantum computer>]",
     "vqpu:<http://host:port>",
+    "mpi:<service name>|world[:<rank>]",
 )
 
 
