@@ -136,9 +136,9 @@ class MPIServiceBackend(BaseBackend):
     """
 
     def __init__(self, target: str, /, *, name: str | None = None, timeout: float = 60.0, **options: Any):
+        service, rank = _parse_target(target)
         from mpi4py import MPI
 
-        service, rank = _parse_target(target)
         if service is not None:
             self._comm: MPI.Comm = MPI.COMM_SELF.Connect(lookup(service, timeout))
             self._peer = 0
