@@ -1,18 +1,21 @@
 """Slurm from Python: submit, query, resize, and read Slurm's own job records.
 
-Thin wrappers around ``sbatch``, ``scontrol``, ``squeue`` and ``scancel`` (found on
+Thin wrappers around ``sbatch``, ``salloc``, ``scontrol`` and ``scancel`` (found on
 ``PATH``; the cluster is the one ``SLURM_CONF`` names), used by the malleable mode to
-resize its allocation, and by the HPC tests and benchmarks. :func:`read_job_records`
-parses the records Slurm writes for every finished job with ``JobCompType=jobcomp/filetxt``
-(``examples/slurm/cluster/slurm.conf``): start, end and nodes of each job, from which
-wall time and node-seconds are computed.
+resize its allocation (:class:`SlurmAllocation`), and by the HPC tests and benchmarks.
+:func:`read_job_records` parses the records Slurm writes for every finished job with
+``JobCompType=jobcomp/filetxt`` (``examples/slurm/cluster/slurm.conf``): start, end and
+nodes of each job. Slurm 22.05 also writes a ``RESIZING`` record at each resize, but with
+its start equal to its end, so node-seconds of resized jobs are taken from the
+allocation sampled while they run (``benchmarks/hpc_modes.py``).
 """
 
 from __future__ import annotations
 
+import re
 import subprocess
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -21,6 +24,7 @@ from .errors import ClustAggError
 
 __all__ = [
     "JobRecord",
+    "SlurmAllocation",
     "SlurmError",
     "cancel",
     "job_fields",
@@ -28,7 +32,6 @@ __all__ = [
     "job_state",
     "parse_job_records",
     "read_job_records",
-    "resize",
     "slurm",
     "submit",
     "wait_for_state",
@@ -44,8 +47,14 @@ class SlurmError(ClustAggError):
     """A Slurm command failed; the message holds the command and its stderr."""
 
 
-def slurm(arguments: Sequence[str], *, timeout: float = 30.0, env: Mapping[str, str] | None = None) -> str:
-    """Run a Slurm command and return its stdout.
+def slurm(
+    arguments: Sequence[str],
+    *,
+    timeout: float = 30.0,
+    env: Mapping[str, str] | None = None,
+    with_stderr: bool = False,
+) -> str:
+    """Run a Slurm command and return its stdout (followed by its stderr, ``with_stderr``).
 
     Raises
     ------
@@ -61,7 +70,7 @@ def slurm(arguments: Sequence[str], *, timeout: float = 30.0, env: Mapping[str, 
         raise SlurmError(f"{' '.join(arguments)}: {exc}") from exc
     if done.returncode != 0:
         raise SlurmError(f"{' '.join(arguments)} failed ({done.returncode}): {done.stderr.strip()}")
-    return done.stdout
+    return done.stdout + done.stderr if with_stderr else done.stdout
 
 
 def submit(arguments: Sequence[str], *, env: Mapping[str, str] | None = None) -> int:
@@ -124,11 +133,6 @@ def wait_for_state(job: int | str, states: Iterable[str], timeout: float, poll: 
         if time.monotonic() >= deadline:
             raise SlurmError(f"job {job} still {state or 'unknown'} after {timeout:g} s, waited for {wanted}")
         time.sleep(poll)
-
-
-def resize(job: int | str, nodes: int | str) -> None:
-    """``scontrol update JobId=JOB NumNodes=NODES`` (``nodes`` may be ``"ALL"``)."""
-    slurm(["scontrol", "update", f"JobId={job}", f"NumNodes={nodes}"])
 
 
 def cancel(*jobs: int | str) -> None:
@@ -212,3 +216,83 @@ def read_job_records(path: str | Path) -> list[JobRecord]:
     """:func:`parse_job_records` of the file at ``path`` (``JobCompLoc``); [] if it does not exist yet."""
     path = Path(path)
     return parse_job_records(path.read_text().splitlines()) if path.exists() else []
+
+
+class SlurmAllocation:
+    """Nodes added to a running job for a while and released again (the malleable mode's resizes).
+
+    :meth:`grow` asks Slurm for the missing nodes as a helper allocation of the same user
+    (``salloc --no-shell --nodes=K --immediate``), retrying until ``grow_timeout`` seconds
+    have passed and then giving up with the nodes it has; :meth:`shrink` releases them
+    (``scancel``). Every resize is a Slurm allocation, so the nodes held show in
+    ``squeue`` and in the job records.
+
+    Why not ``scontrol update JobId=JOB NumNodes=N`` on the job itself: Slurm 22.05
+    refuses every update of a job after its first resize ("Job update not available right
+    now, the DB index is being set") unless an accounting database (slurmdbd) indexes the
+    job, so a job without one can shrink once but never resize again. With slurmdbd,
+    ``--dependency=expand:JOB`` and ``NumNodes`` do the same in one job.
+
+    Parameters
+    ----------
+    job : int or str
+        The job that runs the loop (``SLURM_JOB_ID``), named in the helper's job name.
+    partition : str
+        Partition of the nodes to add.
+    grow_timeout : float, default=30.0
+        Seconds a :meth:`grow` may wait for free nodes.
+    log : callable, optional
+        Called with one line per resize.
+    """
+
+    def __init__(
+        self,
+        job: int | str,
+        partition: str,
+        grow_timeout: float = 30.0,
+        log: Callable[[str], None] = lambda line: None,
+    ) -> None:
+        self.job = str(job)
+        self.partition = partition
+        self.grow_timeout = grow_timeout
+        self.log = log
+        self.helper: str | None = None
+
+    @property
+    def nodes(self) -> int:
+        """Nodes held now: the job's plus the helper allocation's."""
+        return job_nodes(self.job) + (job_nodes(self.helper) if self.helper else 0)
+
+    def grow(self, nodes: int) -> int:
+        """Try to hold ``nodes`` nodes within ``grow_timeout`` seconds; return the nodes held."""
+        missing = nodes - self.nodes
+        deadline = time.monotonic() + self.grow_timeout
+        while missing > 0 and self.helper is None and time.monotonic() < deadline:
+            wait = max(1, round(deadline - time.monotonic()))
+            try:
+                output = slurm(
+                    ["salloc", "--no-shell", f"--nodes={missing}", f"--partition={self.partition}"]
+                    + [f"--immediate={wait}", f"--job-name=grow-{self.job}"],
+                    timeout=wait + 30,
+                    with_stderr=True,
+                )
+            except SlurmError:  # no free nodes within the wait
+                continue
+            found = re.search(r"Granted job allocation (\d+)", output)
+            self.helper = found.group(1) if found else None
+        held = self.nodes
+        if held < nodes:
+            self.log(f"job {self.job} gave up growing to {nodes} nodes after {self.grow_timeout:g} s")
+        else:
+            self.log(f"job {self.job} grown to {held} node(s) (helper allocation {self.helper})")
+        return held
+
+    def shrink(self) -> int:
+        """Release the nodes added by :meth:`grow`; return the nodes held."""
+        if self.helper is not None:
+            cancel(self.helper)
+            wait_for_state(self.helper, FINISHED, 30)
+            self.helper = None
+        held = self.nodes
+        self.log(f"job {self.job} shrunk to {held} node(s)")
+        return held
