@@ -45,9 +45,8 @@ def test_workflow_steps_run_as_slurm_jobs_on_the_cpu_and_qpu_partitions(slurm, t
 @pytest.mark.timeout(300)
 def test_cwl_loop_runs_under_cwltool(tmp_path, expected):
     points = tmp_path / "points.csv"
-    subprocess.run(
-        [sys.executable, "-m", "clustagg", "generate", "--n-samples", str(N), "--out", str(points)], check=True
-    )
+    generate = [sys.executable, "-m", "clustagg", "generate", "--n-samples", str(N), "--out", str(points)]
+    subprocess.run(generate, check=True)
     job = tmp_path / "job.yml"
     job.write_text(
         f"points: {{class: File, path: {points}}}\nseed: 4\nthreshold: 0.99\nmax_iter: 1\nsolver: exact\n"
