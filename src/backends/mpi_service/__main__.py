@@ -8,7 +8,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
+
+if TYPE_CHECKING:
+    from backends.base import QuantumBackend
 
 __all__ = ["main"]
 
@@ -22,6 +25,8 @@ examples:
        --backend mpi:world : --het-group=1 python -m backends.mpi_service serve --backend aer
   # stop a published service for every client
   python -m backends.mpi_service shutdown --name qpu
+  # one small batch (a 3-qubit GHZ circuit) through a service, e.g. one quantum block of a job
+  srun --het-group=0 python -m backends.mpi_service probe --backend mpi:qpu --shots 100
 """
 
 
@@ -49,10 +54,26 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--latency", type=float, default=0.0, help="seconds added to every batch")
     serve.add_argument("--seed", type=int, help="backend seed")
     serve.add_argument("--stats", help="write the service's statistics (JSON) to this file")
+    probe = commands.add_parser("probe", help="run a GHZ circuit through a service", epilog=EXAMPLES)
+    probe.add_argument("--backend", required=True, help="mpi:NAME or mpi:world")
+    probe.add_argument("--shots", type=int, default=100, help="shots (default 100)")
     stop = commands.add_parser("shutdown", help="stop a published service", epilog=EXAMPLES)
     stop.add_argument("--name", required=True, help="the service's name")
     stop.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for the name")
     return parser
+
+
+def _probe(backend: QuantumBackend, shots: int) -> dict[str, object]:
+    """Run a 3-qubit GHZ circuit; return its counts and quantum seconds."""
+    from qiskit import QuantumCircuit
+
+    ghz = QuantumCircuit(3)
+    ghz.h(0)
+    ghz.cx(0, 1)
+    ghz.cx(1, 2)
+    ghz.measure_all()
+    run = backend.execute([ghz], shots)  # type: ignore[attr-defined]
+    return {"counts": run.counts[0], "quantum_seconds": run.timing.quantum_seconds}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -67,6 +88,9 @@ def main(argv: list[str] | None = None) -> int:
             from backends.mpi_service.client import MPIServiceBackend
 
             MPIServiceBackend(args.name, timeout=args.timeout).close(shutdown=True)
+            return 0
+        if args.command == "probe":
+            print(json.dumps(_probe(get_backend(args.backend), args.shots)), flush=True)
             return 0
         from backends.mpi_service.service import serve
 

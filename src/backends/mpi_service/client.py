@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import atexit
 import time
-import weakref
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -220,7 +219,8 @@ class MPIServiceBackend(BaseBackend):
             self._comm.Disconnect()
 
 
-_OPEN: weakref.WeakSet[MPIServiceBackend] = weakref.WeakSet()
+#: Backends not closed yet; each says goodbye at exit (held strongly: a dropped one must too).
+_OPEN: set[MPIServiceBackend] = set()
 
 
 def _close_all() -> None:
