@@ -222,8 +222,9 @@ class SlurmAllocation:
     """Nodes added to a running job for a while and released again (the malleable mode's resizes).
 
     :meth:`grow` asks Slurm for the missing nodes as a helper allocation of the same user
-    (``salloc --no-shell --nodes=K --immediate``), retrying until ``grow_timeout`` seconds
-    have passed and then giving up with the nodes it has; :meth:`shrink` releases them
+    (``salloc --no-shell --nodes=1-K --immediate``: as many of the K as are free, at least
+    one), retrying until ``grow_timeout`` seconds have passed and then giving up with the
+    nodes it has; :meth:`shrink` releases them
     (``scancel``). Every resize is a Slurm allocation, so the nodes held show in
     ``squeue`` and in the job records.
 
@@ -271,7 +272,7 @@ class SlurmAllocation:
             wait = max(1, round(deadline - time.monotonic()))
             try:
                 output = slurm(
-                    ["salloc", "--no-shell", f"--nodes={missing}", f"--partition={self.partition}"]
+                    ["salloc", "--no-shell", f"--nodes=1-{missing}", f"--partition={self.partition}"]
                     + [f"--immediate={wait}", f"--job-name=grow-{self.job}"],
                     timeout=wait + 30,
                     with_stderr=True,
