@@ -327,7 +327,7 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--quick", action="store_true", help="reduced run (under 10 minutes)")
     parser.add_argument("--repeats", type=int, help="repeats of every measurement (default 3, quick 1)")
     parser.add_argument("--n-samples", type=int, help="points (default 3000, quick 1000)")
-    parser.add_argument("--max-iter", type=int, help="rounds (default 3, quick 2)")
+    parser.add_argument("--max-iter", type=int, help="rounds (default 3, quick 1)")
     parser.add_argument("--quantum-delay", type=float, help="seconds per quantum step (default 60, quick 20)")
     parser.add_argument("--grow-timeout", type=float, default=10.0, help="malleable: seconds a grow may wait")
     parser.add_argument("--blocks", type=int, help="part 2: quantum blocks per job (default 4, quick 3)")
@@ -343,7 +343,7 @@ def parse_args() -> argparse.Namespace:
     defaults = {
         "repeats": (3, 1),
         "n_samples": (3000, 1000),
-        "max_iter": (3, 2),
+        "max_iter": (3, 1),
         "quantum_delay": (60.0, 20.0),
         "blocks": (4, 3),
         "classical": (8.0, 5.0),
