@@ -117,7 +117,7 @@ def job_nodes(job: int | str) -> int:
 
 
 def wait_for_state(job: int | str, states: Iterable[str], timeout: float, poll: float = 0.5) -> str:
-    """Wait until the job reaches one of ``states`` (or finishes); return its state.
+    """Wait until the job reaches one of ``states`` (or finishes); return its state (``""`` if forgotten).
 
     Raises
     ------
@@ -128,7 +128,7 @@ def wait_for_state(job: int | str, states: Iterable[str], timeout: float, poll: 
     deadline = time.monotonic() + timeout
     while True:
         state = job_state(job)
-        if state in wanted or state in FINISHED:
+        if state in wanted or state in FINISHED or not state:  # "": Slurm has forgotten the job
             return state
         if time.monotonic() >= deadline:
             raise SlurmError(f"job {job} still {state or 'unknown'} after {timeout:g} s, waited for {wanted}")

@@ -158,6 +158,7 @@ def serve(
     from mpi4py import MPI
 
     loop = _Loop(backend, check_positive_int(clients, "clients"), check_nonnegative(latency, "latency"), log)
+    name = None if name is None else check_name(name)
     tic = time.perf_counter()
     port = None
     if name is None:
@@ -165,7 +166,7 @@ def serve(
         log(f"serving {backend.name} to MPI_COMM_WORLD as rank {MPI.COMM_WORLD.rank}")
     else:
         port = MPI.Open_port()
-        publish(check_name(name), port)
+        publish(name, port)
         log(f"serving {backend.name} as {name!r}")
     status = MPI.Status()
     try:
