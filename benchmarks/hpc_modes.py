@@ -47,6 +47,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import statistics
 import subprocess
 import sys
@@ -360,6 +361,8 @@ def parse_args() -> argparse.Namespace:
 
 def main() -> int:
     args = parse_args()
+    # a kill stops the emulated cluster too (the finally block below)
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     with tempfile.TemporaryDirectory(prefix="hpc-modes-") as state:
         started = subprocess.run(["bash", str(CLUSTER / "start.sh"), state], capture_output=True, text=True)
         if started.returncode != 0:
