@@ -35,6 +35,7 @@ BACKENDS: dict[str, str] = {
     "iqm": "backends.iqm:server_from_spec",
     "null": "backends.null:from_spec",
     "vqpu": "backends.vqpu.client:VQPUBackend",
+    "mpi": "backends.mpi_service.client:MPIServiceBackend",
 }
 
 #: The spec forms, for documentation and error messages.
@@ -46,6 +47,7 @@ SPEC_FORMS = (
     "iqm:<server url>[#<quantum computer>]",
     "null[:<qubits>]",
     "vqpu:<http://host:port>",
+    "mpi:<service name>|world[:<rank>]",
 )
 
 

@@ -6,12 +6,23 @@ quantum step. Every phase's output goes to a checkpoint directory
 (:class:`clustagg.rounds.RoundFiles`), with ``checkpoint.json`` naming the last
 (iteration, phase); a rerun on the same directory resumes from there. Node-seconds:
 floor 1 (rank 0), ``1 + workers`` nodes during cluster phases.
+
+Inside a Slurm job (``SLURM_JOB_ID`` set) the mode also resizes its real allocation
+(:class:`clustagg.slurm.SlurmAllocation`): before each cluster phase it grows to
+``1 + workers`` nodes, giving up after ``CLUSTAGG_GROW_TIMEOUT`` seconds (default 30) and
+spawning as many workers as it got nodes beyond the first; after it, it shrinks to one
+node for the quantum and score steps. The labels do not depend on the number of workers.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
+import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
@@ -22,8 +33,12 @@ from .loop import LoopSettings
 from .mpi import check_spawn, spawned_workers, world
 from .result import AggregationResult
 from .rounds import RoundFiles
+from .slurm import SlurmAllocation
 from .solvers import MWISSolver
 from .timeline import Timeline
+
+if TYPE_CHECKING:
+    from mpi4py import MPI
 
 __all__ = ["MalleablePhases", "run_malleable"]
 
@@ -41,6 +56,9 @@ class MalleablePhases:
         The checkpoint directory; round ``i`` has seed ``rounds.seed + i``.
     workers : int
         Processes spawned for each cluster phase.
+    allocation : SlurmAllocation or None
+        Nodes to grow to ``1 + workers`` before each cluster phase and to shrink back
+        after it; None: no resizing.
     """
 
     X: NDArray[np.float64]
@@ -48,13 +66,32 @@ class MalleablePhases:
     loop: LoopSettings
     rounds: RoundFiles
     workers: int
+    allocation: SlurmAllocation | None = None
 
     def cluster(self, i: int) -> None:
-        """Spawn the workers, cluster round ``i`` with them and release them."""
+        """Grow the allocation, spawn the workers, cluster round ``i`` with them, release both."""
         seed = self.rounds.seed + i
-        with spawned_workers(self.workers) as comm:
-            comm.bcast((self.X, seed), root=0)
-            steps.cluster_file(self.X, seed, self.rounds.outputs(i)["cluster"], comm)
+        workers = self.workers
+        if self.allocation is not None:
+            workers = self.allocation.grow(1 + self.workers) - 1
+        try:
+            with self._workers(workers) as comm:
+                if comm is not None:
+                    comm.bcast((self.X, seed), root=0)
+                steps.cluster_file(self.X, seed, self.rounds.outputs(i)["cluster"], comm)
+        finally:
+            if self.allocation is not None:
+                self.allocation.shrink()
+
+    @staticmethod
+    @contextlib.contextmanager
+    def _workers(workers: int) -> Iterator[MPI.Intracomm | None]:
+        """:func:`spawned_workers`, or None (rank 0 clusters alone) when there are none."""
+        if workers < 1:
+            yield None
+            return
+        with spawned_workers(workers) as comm:
+            yield comm
 
     def quantum(self, i: int) -> None:
         """The quantum step of round ``i``, on rank 0 alone."""
@@ -124,7 +161,25 @@ def run_malleable(
     check_spawn()
     rounds = RoundFiles(workdir, X, seed)
     timeline = Timeline(floor=1)
-    phases = MalleablePhases(X, solver, loop, rounds, workers)
+    phases = MalleablePhases(X, solver, loop, rounds, workers, slurm_allocation())
     execute = {"cluster": phases.cluster, "quantum": phases.quantum, "score": phases.score}
     nodes = {"cluster": 1 + workers, "quantum": 1, "score": 1}
     return rounds.run(timeline, loop, execute, nodes, "malleable")
+
+
+def slurm_allocation() -> SlurmAllocation | None:
+    """The allocation of the Slurm job this process runs in (None outside Slurm).
+
+    Its partition is ``SLURM_JOB_PARTITION``; ``CLUSTAGG_GROW_TIMEOUT`` sets the seconds a
+    grow may wait for free nodes (default 30). Resizes are logged on stderr.
+    """
+    job = os.environ.get("SLURM_JOB_ID")
+    if not job:
+        return None
+    timeout = float(os.environ.get("CLUSTAGG_GROW_TIMEOUT", "30"))
+    return SlurmAllocation(
+        job,
+        os.environ.get("SLURM_JOB_PARTITION", ""),
+        timeout,
+        log=lambda line: print(f"clustagg: {line}", file=sys.stderr, flush=True),
+    )

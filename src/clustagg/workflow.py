@@ -7,10 +7,17 @@ once, so a killed step or runner is recovered by running again on the same direc
 The same loop is described for workflow managers in ``examples/clustagg/workflow.cwl``.
 Node-seconds: floor 0; ``cluster_processes`` nodes for the cluster step, 0 for the
 quantum step (it holds no classical node), 1 for the score step.
+
+With the environment variable ``CLUSTAGG_SRUN_PARTITIONS=CPU:QPU`` (e.g. ``cpu:qpu``) each
+step is a Slurm job of its own, started with ``srun``: the cluster step on
+``cluster_processes`` nodes of partition CPU (one MPI task per node, through Slurm's PMI),
+the quantum step on one node of partition QPU, the score step on one node of CPU. Nodes are
+then held only while a step runs, and Slurm's job records show what each step held.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -28,7 +35,7 @@ from .result import AggregationResult
 from .rounds import PHASES, RoundFiles
 from .timeline import Timeline
 
-__all__ = ["StepCommands", "run_step", "run_workflow"]
+__all__ = ["StepCommands", "run_step", "run_workflow", "srun_partitions"]
 
 
 def _flags(options: Mapping[str, object]) -> list[str]:
@@ -51,6 +58,9 @@ class StepCommands:
     loop : LoopSettings
     processes : int
         MPI processes of the cluster step (1: no ``mpiexec``).
+    partitions : (str, str), optional
+        Slurm partitions ``(cpu, qpu)``: every step becomes ``srun`` on them (see the
+        module's description); default: local processes.
     """
 
     rounds: RoundFiles
@@ -58,6 +68,7 @@ class StepCommands:
     options: Mapping[str, Any]
     loop: LoopSettings
     processes: int
+    partitions: tuple[str, str] | None = None
 
     def __call__(self, i: int, phase: str) -> list[str]:
         """Command of ``phase`` of round ``i``."""
@@ -70,14 +81,24 @@ class StepCommands:
         """``python -m clustagg`` with this interpreter."""
         return [sys.executable, "-m", "clustagg"]
 
+    def srun(self, partition: int, nodes: int) -> list[str]:
+        """``srun`` on ``nodes`` nodes of ``partitions[partition]``, one task each; [] without partitions."""
+        if self.partitions is None:
+            return []
+        return ["srun", f"--partition={self.partitions[partition]}", f"--nodes={nodes}", f"--ntasks={nodes}"]
+
     def cluster(self, i: int) -> list[str]:
-        """``[mpiexec -n p] python -m clustagg cluster ...`` without ``--seed`` and ``--out``."""
-        launcher = ["mpiexec", "-n", str(self.processes)] if self.processes > 1 else []
+        """``[mpiexec -n p | srun ...] python -m clustagg cluster ...`` without ``--seed`` and ``--out``."""
+        if self.partitions is not None:
+            launcher = self.srun(0, self.processes)
+        else:
+            launcher = ["mpiexec", "-n", str(self.processes)] if self.processes > 1 else []
         return [*launcher, *self.python, "cluster", "--points", str(self.rounds.points)]
 
     def aggregate(self, i: int) -> list[str]:
         """``python -m clustagg aggregate ...`` without ``--seed`` and ``--out``."""
         return [
+            *self.srun(1, 1),
             *self.python,
             "aggregate",
             "--clusters",
@@ -95,6 +116,7 @@ class StepCommands:
         size = self.loop.sample_size
         sample = ["--exact-silhouette"] if size is None else ["--sample-size", str(size)]
         return [
+            *self.srun(0, 1),
             *self.python,
             "score",
             "--points",
@@ -108,6 +130,25 @@ class StepCommands:
             *sample,
             *_flags(self.rounds.previous(i)),
         ]
+
+
+def srun_partitions() -> tuple[str, str] | None:
+    """``(cpu, qpu)`` from ``CLUSTAGG_SRUN_PARTITIONS=cpu:qpu``; None when it is unset.
+
+    Raises
+    ------
+    InvalidParameterError
+        If the variable is set but not two names joined by ``:``.
+    """
+    text = os.environ.get("CLUSTAGG_SRUN_PARTITIONS")
+    if not text:
+        return None
+    cpu, sep, qpu = text.partition(":")
+    if not (sep and cpu and qpu) or ":" in qpu:
+        raise InvalidParameterError(
+            f"CLUSTAGG_SRUN_PARTITIONS must be CPU_PARTITION:QPU_PARTITION, e.g. cpu:qpu, got {text!r}"
+        )
+    return cpu, qpu
 
 
 def run_step(command: list[str], description: str) -> None:
@@ -164,11 +205,12 @@ def run_workflow(
     """
     rounds = RoundFiles(workdir, X, seed)
     timeline = Timeline(floor=0)
-    if processes > 1 and shutil.which("mpiexec") is None:
+    partitions = srun_partitions()
+    if partitions is None and processes > 1 and shutil.which("mpiexec") is None:
         raise InvalidParameterError(
             f"cluster_processes={processes} needs mpiexec on PATH; use 1 to run serially"
         )
-    commands = StepCommands(rounds, solver, options, loop, processes)
+    commands = StepCommands(rounds, solver, options, loop, processes, partitions)
 
     def execute(phase: str) -> Callable[[int], None]:
         return lambda i: run_step(commands(i, phase), f"{phase} of round {i}")

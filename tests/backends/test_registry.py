@@ -24,7 +24,7 @@ from backends.aer import AerBackend
 
 FORMS = (
     "aer, aer:mps, aer:noisy-<device>, iqm-fake:<device>, iqm:<server url>[#<quantum computer>], "
-    "null[:<qubits>], vqpu:<http://host:port>"
+    "null[:<qubits>], vqpu:<http://host:port>, mpi:<service name>|world[:<rank>]"
 )
 
 

@@ -1,0 +1,385 @@
+"""HPC modes on the emulated Slurm cluster, measured from Slurm's own job records.
+
+Starts the emulated cluster of ``examples/slurm/cluster`` (compute nodes c1-c3 in
+partition ``cpu``, the quantum node q1 in ``qpu``) in a temporary state directory, runs
+the experiments below, and stops it. Wall times are taken on this machine's clock from
+submission to the end of the last job; node-seconds are the sum of nodes x (end - start)
+over the ``cpu``-partition records that Slurm's ``jobcomp/filetxt`` plugin writes for
+every finished job (classical nodes only; one-second resolution). No accounting database
+(``sacct``) is packaged for the emulation; every job here keeps its size from start to end
+(the malleable mode adds nodes as helper allocations, see :class:`clustagg.slurm.SlurmAllocation`),
+so each record is exact.
+
+Part 1, clustering aggregation in three resource modes, one workload and two concurrent
+ones, ``--repeats`` times (mean and spread):
+
+* baseline: one job of 3 cpu nodes for the whole loop (``srun`` 3 MPI ranks);
+* malleable: ``examples/slurm/cluster/clustagg_malleable.sh`` (1 node, growing to 3 for
+  each clustering, giving up after ``--grow-timeout`` s);
+* workflow: ``python -m clustagg workflow`` with every step a Slurm job
+  (``CLUSTAGG_SRUN_PARTITIONS=cpu:qpushared``: clustering on 3 cpu nodes, the quantum
+  step on the quantum node, scoring on 1 cpu node).
+
+The quantum step is emulated by ``--quantum-delay`` seconds (the seed's QCLUSTER ran
+2-minute quantum jobs; scaled down here).
+
+Part 2, two users' hybrid jobs sharing one QPU: each job alternates ``--blocks`` classical
+phases of ``--classical`` seconds (on its cpu node) and quantum blocks (one GHZ batch
+through the MPI quantum service with ``--latency`` seconds of emulated QPU time).
+Monolithic: one heterogeneous job per user holding the quantum node throughout (DPM
+service, one client per block). Chained: per user, a chain of sub-jobs
+(``--dependency=afterok``): a cpu-only job per classical phase and a heterogeneous job per
+quantum block, so the QPU is held only during quantum blocks and the two users' blocks
+interleave. QPU idle fraction = 1 - (service busy seconds) / (seconds the quantum node
+was allocated, from the ``qpu`` records); makespan from the first submission to the last
+end.
+
+Usage: ``python benchmarks/hpc_modes.py [--quick] [--repeats 3] [--json-only]``. Needs
+Slurm (``examples/slurm/install.sh``) and root. Prints the tables beside the seed's
+numbers and, last, one JSON line
+``{"modes": {MODE: {"single"|"double": {"wall_s", "node_s"}}}, "chains": {"monolithic"|"chained":
+{"qpu_idle_fraction", "makespan_s"}}}`` (means over the repeats; the spreads are in
+``"spread"``). Progress goes to stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CLUSTER = ROOT / "examples" / "slurm" / "cluster"
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+
+from clustagg import slurm  # noqa: E402
+
+#: The seed's QCLUSTER measurements (3 compute nodes + a quantum node, 2-minute quantum jobs).
+SEED = {
+    "baseline": {"single": (1019.6, 3058.7), "double": (2038.4, 6115.3)},
+    "workflow": {"single": (1057.8, 1161.2), "double": (1226.0, 2324.0)},
+    "malleable": {"single": (1029.1, 1647.8), "double": (1127.7, 2817.7)},
+}
+MODES = ("baseline", "malleable", "workflow")
+WORKFLOW = [sys.executable, "-m", "clustagg", "workflow"]
+
+
+def log(message: str) -> None:
+    print(f"hpc_modes: {message}", file=sys.stderr, flush=True)
+
+
+class Cluster:
+    """The emulated cluster in a temporary state directory, with its environment."""
+
+    def __init__(self, state: Path) -> None:
+        self.state = state
+        self.work = state / "work"
+        self.work.mkdir()
+        self.env = {
+            **os.environ,
+            "SLURM_CONF": str(state / "slurm.conf"),
+            "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), os.environ.get("PYTHONPATH", "")]),
+            "BBQMIS_MPI_PORTS": str(self.work / "ports"),
+        }
+        os.environ["SLURM_CONF"] = self.env["SLURM_CONF"]
+
+    def records(self) -> list[slurm.JobRecord]:
+        return slurm.read_job_records(self.state / "jobcomp.txt")
+
+    def sbatch(self, *arguments: str, env: dict[str, str] | None = None) -> int:
+        return slurm.submit(
+            [f"--chdir={self.work}", f"--output={self.work}/slurm-%j.out", *arguments],
+            env={**self.env, **(env or {})},
+        )
+
+    def wait_all(self, jobs: list[int], timeout: float) -> None:
+        for job in jobs:
+            state = slurm.wait_for_state(job, slurm.FINISHED, timeout)
+            if state != "COMPLETED":
+                output = self.work / f"slurm-{job}.out"
+                detail = output.read_text()[-2000:] if output.exists() else ""
+                raise RuntimeError(f"job {job} ended {state}:\n{detail}")
+
+    def settle(self, count: int, timeout: float = 60.0) -> list[slurm.JobRecord]:
+        """Wait until at least ``count`` records exist (Slurm writes them as jobs complete)."""
+        deadline = time.monotonic() + timeout
+        while len(records := self.records()) < count and time.monotonic() < deadline:
+            time.sleep(0.5)
+        return records
+
+
+def measured(
+    cluster: Cluster, launch: Callable[..., Callable[[], None]], *arguments: object
+) -> tuple[float, list[slurm.JobRecord]]:
+    """Run ``launch(*arguments)`` (which returns a waiter); return wall seconds and the new records."""
+    before = len(cluster.records())
+    tic = time.time()
+    launch(*arguments)()
+    wall = time.time() - tic
+    time.sleep(1.0)  # the last completion records
+    return wall, cluster.records()[before:]
+
+
+# ---------------------------------------------------------------- part 1: clustagg modes
+
+
+def clustagg_options(args: argparse.Namespace) -> list[str]:
+    return [
+        "--n-samples", str(args.n_samples), "--max-iter", str(args.max_iter), "--threshold", "0.99",
+        "--quantum-delay", str(args.quantum_delay), "--solver", "exact", "--seed", "1",
+    ]  # fmt: skip
+
+
+def launch_mode(cluster: Cluster, mode: str, copies: int, args: argparse.Namespace) -> Callable[[], None]:
+    """Start ``copies`` workloads of ``mode`` at once; return a function that waits for them."""
+    options = clustagg_options(args)
+    if mode == "baseline":
+        command = " ".join(["srun", sys.executable, "-m", "clustagg", "run", *options])
+        jobs = [
+            cluster.sbatch("--partition=cpu", "--nodes=3", "--ntasks=3", f"--wrap={command}")
+            for _ in range(copies)
+        ]
+        return lambda: cluster.wait_all(jobs, args.timeout)
+    if mode == "malleable":
+        env = {
+            "N_SAMPLES": str(args.n_samples),
+            "MAX_ITER": str(args.max_iter),
+            "QUANTUM_DELAY": str(args.quantum_delay),
+            "CLUSTAGG_ARGS": "--threshold 0.99 --seed 1",
+            "CLUSTAGG_GROW_TIMEOUT": str(args.grow_timeout),
+        }
+        jobs = [cluster.sbatch(str(CLUSTER / "clustagg_malleable.sh"), env=env) for _ in range(copies)]
+        return lambda: cluster.wait_all(jobs, args.timeout)
+    env = {**cluster.env, "CLUSTAGG_SRUN_PARTITIONS": "cpu:qpushared"}
+    drivers = [
+        subprocess.Popen(
+            [*WORKFLOW, *options, "--workdir", str(cluster.work / f"wf-{time.time_ns()}")],
+            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        )
+        for _ in range(copies)
+    ]  # fmt: skip
+
+    def wait() -> None:
+        for driver in drivers:
+            _, err = driver.communicate(timeout=args.timeout)
+            if driver.returncode != 0:
+                raise RuntimeError(f"workflow driver failed:\n{err[-2000:]}")
+
+    return wait
+
+
+def run_modes(cluster: Cluster, args: argparse.Namespace) -> dict[str, dict[str, list[tuple[float, float]]]]:
+    results: dict[str, dict[str, list[tuple[float, float]]]] = {
+        m: {"single": [], "double": []} for m in MODES
+    }
+    for repeat in range(args.repeats):
+        for mode in MODES:
+            for label, copies in (("single", 1), ("double", 2)):
+                log(f"part 1, repeat {repeat + 1}/{args.repeats}: {mode} {label}")
+                wall, records = measured(cluster, launch_mode, cluster, mode, copies, args)
+                node_s = sum(r.node_seconds for r in records if r.partition == "cpu")
+                results[mode][label].append((wall, node_s))
+                log(f"  {mode} {label}: wall {wall:.1f} s, {node_s:.0f} node-s ({len(records)} job records)")
+    return results
+
+
+# ---------------------------------------------------------------- part 2: chains
+
+
+def probe(target: str) -> str:
+    return f"{sys.executable} -m backends.mpi_service probe --backend {target} --shots 100"
+
+
+def serve(args: argparse.Namespace, stats: str, *extra: str) -> str:
+    service = f"{sys.executable} -m backends.mpi_service serve --backend aer --latency {args.latency}"
+    return " ".join([service, "--stats", stats, *extra])
+
+
+#: Header of a heterogeneous job: one cpu node, and the quantum node.
+HET = (
+    "#SBATCH --partition=cpu --nodes=1 --ntasks=1\n"
+    "#SBATCH hetjob\n"
+    "#SBATCH --partition=qpu --nodes=1 --ntasks=1\n"
+)
+
+
+def monolithic_script(args: argparse.Namespace, user: int) -> str:
+    name, blocks = f"user{user}-$SLURM_JOB_ID", str(args.blocks)
+    return (
+        f"#!/bin/bash\n{HET}set -e\n"
+        f"srun --het-group=1 {serve(args, f'stats-{name}.json', '--name', name, '--clients', blocks)} &\n"
+        f"for k in $(seq {args.blocks}); do\n  sleep {args.classical}\n"
+        f"  srun --het-group=0 {probe('mpi:' + name)}\ndone\nwait\n"
+    )
+
+
+def launch_chains(cluster: Cluster, args: argparse.Namespace, chained: bool) -> Callable[[], None]:
+    jobs: list[int] = []
+    for user in (1, 2):
+        if not chained:
+            script = cluster.work / f"monolithic-{user}.sh"
+            script.write_text(monolithic_script(args, user))
+            jobs.append(cluster.sbatch(str(script)))
+            continue
+        previous = None
+        for block in range(args.blocks):
+            after = [f"--dependency=afterok:{previous}"] if previous else []
+            classical = cluster.sbatch(
+                *after, "--partition=cpu", "--nodes=1", f"--wrap=sleep {args.classical}"
+            )
+            script = cluster.work / f"block-{user}-{block}.sh"
+            stats = f"stats-user{user}-block{block}.json"
+            step = f"srun --het-group=0 {probe('mpi:world')} : --het-group=1 {serve(args, stats)}"
+            script.write_text(f"#!/bin/bash\n{HET}{step}\n")
+            previous = cluster.sbatch(f"--dependency=afterok:{classical}", str(script))
+            jobs += [classical, previous]
+    return lambda: cluster.wait_all(jobs, args.timeout)
+
+
+def run_chains(cluster: Cluster, args: argparse.Namespace) -> dict[str, list[tuple[float, float]]]:
+    results: dict[str, list[tuple[float, float]]] = {"monolithic": [], "chained": []}
+    for repeat in range(args.repeats):
+        for label in results:
+            log(f"part 2, repeat {repeat + 1}/{args.repeats}: {label}")
+            for old in cluster.work.glob("stats-*.json"):
+                old.unlink()
+            makespan, records = measured(cluster, launch_chains, cluster, args, label == "chained")
+            held = sum(r.seconds for r in records if r.partition == "qpu")
+            busy = sum(json.loads(p.read_text())["busy_seconds"] for p in cluster.work.glob("stats-*.json"))
+            idle = 1.0 - busy / held if held > 0 else float("nan")
+            results[label].append((idle, makespan))
+            log(
+                f"  {label}: QPU {held:.0f} s held, {busy:.1f} s busy, idle {idle:.2f}, span {makespan:.1f} s"
+            )
+    return results
+
+
+# ---------------------------------------------------------------- report
+
+
+def mean_spread(values: list[float]) -> tuple[float, float]:
+    return statistics.fmean(values), (max(values) - min(values)) / 2 if len(values) > 1 else 0.0
+
+
+def summarize(modes: dict, chains: dict) -> tuple[dict, dict]:
+    """Means (the JSON line's numbers) and half ranges of every measurement."""
+    means: dict = {"modes": {}, "chains": {}}
+    spread: dict = {"modes": {}, "chains": {}}
+    for mode in MODES:
+        for label in ("single", "double"):
+            walls, nodes = zip(*modes[mode][label], strict=True)
+            (wall, wall_spread), (node, node_spread) = mean_spread(list(walls)), mean_spread(list(nodes))
+            means["modes"].setdefault(mode, {})[label] = {"wall_s": round(wall, 2), "node_s": round(node, 1)}
+            spread["modes"].setdefault(mode, {})[label] = {
+                "wall_s": round(wall_spread, 2),
+                "node_s": round(node_spread, 1),
+            }
+    for label, values in chains.items():
+        idles, spans = zip(*values, strict=True)
+        (idle, idle_spread), (span, span_spread) = mean_spread(list(idles)), mean_spread(list(spans))
+        means["chains"][label] = {"qpu_idle_fraction": round(idle, 3), "makespan_s": round(span, 2)}
+        spread["chains"][label] = {
+            "qpu_idle_fraction": round(idle_spread, 3),
+            "makespan_s": round(span_spread, 2),
+        }
+    return means, spread
+
+
+def print_tables(means: dict, spread: dict, args: argparse.Namespace) -> None:
+    print(
+        f"\nPart 1: clustagg, {args.n_samples} points, {args.max_iter} rounds, quantum step "
+        f"{args.quantum_delay} s, {args.repeats} repeat(s) (mean +- half range); "
+        "seed: QCLUSTER, 2-min quantum jobs"
+    )
+    header = ("mode", "workloads", "wall s", "+-", "node-s", "+-", "seed wall s", "seed node-s")
+    print("{:<10} {:<9} {:>8} {:>5} {:>8} {:>5} | {:>11} {:>11}".format(*header))
+    for mode in MODES:
+        for label in ("single", "double"):
+            ours, sd = means["modes"][mode][label], spread["modes"][mode][label]
+            row = (
+                mode,
+                label,
+                ours["wall_s"],
+                sd["wall_s"],
+                ours["node_s"],
+                sd["node_s"],
+                *SEED[mode][label],
+            )
+            print("{:<10} {:<9} {:>8.1f} {:>5.1f} {:>8.0f} {:>5.0f} | {:>11.1f} {:>11.1f}".format(*row))
+    print(
+        f"\nPart 2: two users' hybrid jobs on one QPU, {args.blocks} blocks each of "
+        f"{args.classical} s classical + {args.latency} s quantum"
+    )
+    print("{:<11} {:>18} {:>11}".format("jobs", "QPU idle fraction", "makespan s"))
+    for label, numbers in means["chains"].items():
+        print("{:<11} {:>18.3f} {:>11.1f}".format(label, numbers["qpu_idle_fraction"], numbers["makespan_s"]))
+
+
+def parse_args() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="reduced run (under 10 minutes)")
+    parser.add_argument("--repeats", type=int, help="repeats of every measurement (default 3, quick 1)")
+    parser.add_argument("--n-samples", type=int, help="points (default 3000, quick 1000)")
+    parser.add_argument("--max-iter", type=int, help="rounds (default 3, quick 1)")
+    parser.add_argument("--quantum-delay", type=float, help="seconds per quantum step (default 60, quick 20)")
+    parser.add_argument("--grow-timeout", type=float, default=10.0, help="malleable: seconds a grow may wait")
+    parser.add_argument("--blocks", type=int, help="part 2: quantum blocks per job (default 4, quick 3)")
+    parser.add_argument(
+        "--classical", type=float, help="part 2: seconds of each classical phase (default 8, quick 5)"
+    )
+    parser.add_argument(
+        "--latency", type=float, help="part 2: seconds of each quantum block (default 6, quick 4)"
+    )
+    parser.add_argument("--timeout", type=float, default=1800.0, help="seconds any workload may take")
+    parser.add_argument("--json-only", action="store_true", help="print only the JSON line")
+    args = parser.parse_args()
+    defaults = {
+        "repeats": (3, 1),
+        "n_samples": (3000, 1000),
+        "max_iter": (3, 1),
+        "quantum_delay": (60.0, 20.0),
+        "blocks": (4, 3),
+        "classical": (8.0, 5.0),
+        "latency": (6.0, 4.0),
+    }
+    for name, (full, quick) in defaults.items():
+        if getattr(args, name) is None:
+            setattr(args, name, quick if args.quick else full)
+    for name in ("repeats", "n_samples", "max_iter", "blocks"):
+        if getattr(args, name) < 1:
+            parser.error(f"--{name.replace('_', '-')} must be >= 1, got {getattr(args, name)}")
+    return args
+
+
+def main() -> int:
+    args = parse_args()
+    # a kill stops the emulated cluster too (the finally block below)
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
+    with tempfile.TemporaryDirectory(prefix="hpc-modes-") as state:
+        started = subprocess.run(["bash", str(CLUSTER / "start.sh"), state], capture_output=True, text=True)
+        if started.returncode != 0:
+            print(f"hpc_modes: the emulated cluster did not start: {started.stderr.strip()}", file=sys.stderr)
+            return 1
+        try:
+            cluster = Cluster(Path(state))
+            modes = run_modes(cluster, args)
+            chains = run_chains(cluster, args)
+        finally:
+            subprocess.run(["bash", str(CLUSTER / "stop.sh"), state], capture_output=True)
+    means, spread = summarize(modes, chains)
+    if not args.json_only:
+        print_tables(means, spread, args)
+    print(json.dumps({**means, "spread": spread}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

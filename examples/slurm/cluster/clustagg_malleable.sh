@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+#SBATCH --job-name=clustagg-malleable
+#SBATCH --partition=cpu --nodes=1
+#SBATCH --time=00:30:00
+# The malleable mode on a real allocation: the job starts on one node, grows to
+# 1 + WORKERS nodes before each clustering (scontrol/salloc --dependency=expand, giving up
+# after CLUSTAGG_GROW_TIMEOUT seconds), spawns a worker per extra node (MPI_Comm_spawn)
+# and shrinks back to one node (scontrol update NumNodes=1) for the quantum step.
+#   N_SAMPLES=3000 sbatch examples/slurm/cluster/clustagg_malleable.sh
+# Environment: N_SAMPLES (default 3000), MAX_ITER (default 3), QUANTUM_DELAY (seconds
+# per quantum step, default 2), WORKERS (default 2), OUT (default malleable-<jobid>.json),
+# CLUSTAGG_ARGS (more options of python -m clustagg run).
+set -euo pipefail
+# shellcheck disable=SC2086  # CLUSTAGG_ARGS is a list of options
+python -m clustagg run --mode malleable --workers "${WORKERS:-2}" --n-samples "${N_SAMPLES:-3000}" \
+    --max-iter "${MAX_ITER:-3}" --quantum-delay "${QUANTUM_DELAY:-2}" --solver exact \
+    --workdir "malleable-$SLURM_JOB_ID" --json "${OUT:-malleable-$SLURM_JOB_ID.json}" ${CLUSTAGG_ARGS:-}

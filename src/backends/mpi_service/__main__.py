@@ -1,0 +1,118 @@
+"""Command line of the MPI quantum service: ``serve`` and ``shutdown``.
+
+Run ``python -m backends.mpi_service --help`` for examples.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import TYPE_CHECKING, NoReturn
+
+if TYPE_CHECKING:
+    from backends.base import QuantumBackend
+
+__all__ = ["main"]
+
+EXAMPLES = """\
+examples:
+  # DPM: publish the service as 'qpu' (port files in $BBQMIS_MPI_PORTS when set)
+  srun --het-group=1 python -m backends.mpi_service serve --backend aer --name qpu &
+  srun --het-group=0 python -m bbqmis graph.col --sampler qaoa --backend mpi:qpu
+  # one shared MPI_COMM_WORLD: the service is the last rank
+  srun --het-group=0 python -m bbqmis graph.col --executor serial --sampler qaoa \\
+       --backend mpi:world : --het-group=1 python -m backends.mpi_service serve --backend aer
+  # stop a published service for every client
+  python -m backends.mpi_service shutdown --name qpu
+  # one small batch (a 3-qubit GHZ circuit) through a service, e.g. one quantum block of a job
+  srun --het-group=0 python -m backends.mpi_service probe --backend mpi:qpu --shots 100
+"""
+
+
+class _Parser(argparse.ArgumentParser):
+    """Argument parser whose errors are one line and exit code 2."""
+
+    def error(self, message: str) -> NoReturn:
+        """Print ``message`` as one line and exit with code 2."""
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Return the parser of ``python -m backends.mpi_service``."""
+    parser = _Parser(
+        prog="python -m backends.mpi_service",
+        description="Quantum service over MPI: one process owns a backend and runs its clients' circuits.",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    serve = commands.add_parser("serve", help="run the service", epilog=EXAMPLES)
+    serve.add_argument("--backend", required=True, help="backend spec, e.g. aer, iqm-fake:adonis, vqpu:URL")
+    serve.add_argument("--name", help="publish under this name (DPM); default: serve MPI_COMM_WORLD")
+    serve.add_argument("--clients", type=int, default=1, help="goodbyes before it stops (default 1)")
+    serve.add_argument("--latency", type=float, default=0.0, help="seconds added to every batch")
+    serve.add_argument("--seed", type=int, help="backend seed")
+    serve.add_argument("--stats", help="write the service's statistics (JSON) to this file")
+    probe = commands.add_parser("probe", help="run a GHZ circuit through a service", epilog=EXAMPLES)
+    probe.add_argument("--backend", required=True, help="mpi:NAME or mpi:world")
+    probe.add_argument("--shots", type=int, default=100, help="shots (default 100)")
+    stop = commands.add_parser("shutdown", help="stop a published service", epilog=EXAMPLES)
+    stop.add_argument("--name", required=True, help="the service's name")
+    stop.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for the name")
+    return parser
+
+
+def _probe(backend: QuantumBackend, shots: int) -> dict[str, object]:
+    """Run a 3-qubit GHZ circuit; return its counts and quantum seconds."""
+    from qiskit import QuantumCircuit
+
+    ghz = QuantumCircuit(3)
+    ghz.h(0)
+    ghz.cx(0, 1)
+    ghz.cx(1, 2)
+    ghz.measure_all()
+    run = backend.execute([ghz], shots)  # type: ignore[attr-defined]
+    return {"counts": run.counts[0], "quantum_seconds": run.timing.quantum_seconds}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; return the exit status (2 on bad input)."""
+    args = build_parser().parse_args(argv)
+    from backends.errors import BackendError, InvalidParameterError
+    from backends.registry import get_backend
+
+    prog = "python -m backends.mpi_service"
+    try:
+        if args.command == "shutdown":
+            from backends.mpi_service.client import MPIServiceBackend
+
+            MPIServiceBackend(args.name, timeout=args.timeout).close(shutdown=True)
+            return 0
+        if args.command == "probe":
+            print(json.dumps(_probe(get_backend(args.backend), args.shots)), flush=True)
+            return 0
+        from backends.mpi_service.service import serve
+
+        backend = get_backend(args.backend, seed=args.seed)
+        stats = serve(
+            backend,
+            name=args.name,
+            clients=args.clients,
+            latency=args.latency,
+            log=lambda line: print(f"{prog}: {line}", file=sys.stderr, flush=True),
+        )
+    except (InvalidParameterError, BackendError) as exc:
+        print(f"{prog}: error: {exc}", file=sys.stderr)
+        return 2
+    text = json.dumps(stats.to_json())
+    if args.stats:
+        from pathlib import Path
+
+        Path(args.stats).write_text(text + "\n")
+    print(text, flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
