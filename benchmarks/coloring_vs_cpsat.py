@@ -477,6 +477,8 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if not args.time_limit > 0:
         parser.error(f"--time-limit: expected seconds > 0, got {args.time_limit:g}")
+    if args.qaoa_max_vertices < 0:
+        parser.error(f"--qaoa-max-vertices: expected a count >= 0, got {args.qaoa_max_vertices}")
     if args.child:
         child(args.child[0], args.child[1], args.time_limit)
         return
