@@ -291,7 +291,9 @@ def disagreements(results: dict[str, dict[str, Any]]) -> list[str]:
     return [f"proven values disagree: {proven}"]
 
 
-def run_graph(name: str, modes: list[str], limit: float, qaoa_max: int, chi: int | None, progress) -> dict:
+def run_graph(
+    name: str, modes: list[str], limit: float, qaoa_max: int, chi: int | None, progress: ProgressLine
+) -> dict[str, Any]:
     """Every selected mode on one graph, checked; the row of the table and the JSON."""
     from bbqmis import read_graph
 
