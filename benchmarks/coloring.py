@@ -32,6 +32,12 @@ per call. Then ``lp_bound`` runs with each heuristic alone (and with none), the 
 pricer certifying, under the same deadline (``--lp-time``): rounds, LP value, proven
 bound, columns contributed.
 
+Part 4 (``--vs-cpsat``, on its own), the comparison with OR-Tools CP-SAT in one run:
+our exact, price and qaoa modes beside CP-SAT at the same time limit, on the bundled
+DIMACS families; every other argument goes to ``benchmarks/coloring_vs_cpsat.py``, which
+does the work (see its docstring), e.g. ``python benchmarks/coloring.py --vs-cpsat
+--time-limit 30 --modes exact price cpsat``.
+
 Usage: ``python benchmarks/coloring.py [--quick] [--json-only] [--graphs myciel3 ...]
 [--all] [--time-limit 120] [--node-budget 30]`` for parts 1 and 2;
 ``python benchmarks/coloring.py --pricing [--quick] [--graphs ...] [--seeds 5]
@@ -51,6 +57,7 @@ import time
 from pathlib import Path
 
 # benchmarks/_graphs.py (stdlib only) is imported while this folder is still on the path.
+import coloring_vs_cpsat
 from _graphs import GRAPH_DIR, literature_chi
 
 # benchmarks/cutting.py is named like the `cutting` package the QAOA sampler imports for wide
@@ -780,6 +787,11 @@ NODE_BUDGET = None
 
 def main(argv=None) -> int:
     global QAOA_WIDTH, NODE_BUDGET
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if "--vs-cpsat" in argv:  # part 4: the remaining arguments are coloring_vs_cpsat.py's
+        argv.remove("--vs-cpsat")
+        coloring_vs_cpsat.main(argv)
+        return 0
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
         "--graphs",
@@ -836,6 +848,12 @@ def main(argv=None) -> int:
         help="node budget 10, five part-2 graphs; with --pricing: two graphs, 2 seeds, 6 rounds",
     )
     parser.add_argument("--json-only", action="store_true", help="print only the JSON line")
+    parser.add_argument(
+        "--vs-cpsat",
+        action="store_true",
+        help="run part 4 (CP-SAT beside our exact, price and qaoa modes) instead: the other arguments "
+        "are those of benchmarks/coloring_vs_cpsat.py (see its --help)",
+    )
     args = parser.parse_args(argv)
     if args.quick and args.node_budget == parser.get_default("node_budget"):
         args.node_budget = 10

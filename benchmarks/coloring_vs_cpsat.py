@@ -1,41 +1,59 @@
-"""Exact graph colouring: BBQ-MIS (exact sampler) against OR-Tools CP-SAT on the DIMACS graphs.
+"""Exact graph colouring: our three modes (exact, price, qaoa) against OR-Tools CP-SAT in one run.
 
 Method
 ------
-For every selected graph in ``data/graphs`` both solvers run one after the other on the
-same machine, each in a fresh subprocess (so the peak resident memory reported is that
-run's alone: the child reads ``VmHWM`` from ``/proc/self/status`` and the
-``RUSAGE_CHILDREN`` peak of anything it started), with the same time limit ``T``:
+For every selected graph in ``data/graphs`` each selected mode (``--modes``, default all
+four) runs one after the other on the same machine, each in a fresh subprocess (so the
+peak resident memory reported is that run's alone: the child reads ``VmHWM`` from
+``/proc/self/status`` and the ``RUSAGE_CHILDREN`` peak of anything it started), with the
+same time limit ``T``:
 
-* **ours**: ``color_graph(read_graph(path), sampler="exact", time_limit=T, seed=0)``;
-  proven is ``result.optimal``; colours, lower bound and the ``how`` of each entry of
-  ``result.stats["searched"]`` are recorded.
-* **CP-SAT**: the plain assignment model. An upper bound ``UB`` comes from networkx's
+* **exact**: ``color_graph(graph, sampler="exact", time_limit=T, seed=0)``, the BBQ-MIS
+  tree with the exact MIS sampler;
+* **price**: ``color_graph(graph, sampler="exact", method="price", time_limit=T, seed=0)``,
+  branch-and-price;
+* **qaoa**: ``color_graph(graph, sampler="qaoa", time_limit=T, seed=0)``, the BBQ-MIS tree
+  with the QAOA sampler on the Aer simulator (branching and pricing). Simulation is slow,
+  so by default this mode runs only on graphs of at most ``--qaoa-max-vertices`` (100)
+  vertices and is marked ``skip`` on larger ones; a larger value lifts the restriction.
+
+  For the three: proven is ``result.optimal``; colours, lower bound, the ``how`` of each
+  entry of ``result.stats["searched"]`` and what shows the samplers' (and so the quantum
+  part's) contribution are recorded: ``result.stats["improving_columns"]`` (per pricer,
+  the columns that improved a set-cover LP: root LP, node LPs or branch-and-price),
+  ``nodes_from_sampler`` (tree nodes created from sampled classes) and ``node_lp``.
+* **cpsat**: the plain assignment model. An upper bound ``UB`` comes from networkx's
   greedy DSATUR colouring; one Boolean ``x[v, c]`` per vertex ``v`` and colour ``c < UB``,
   ``sum_c x[v, c] == 1`` per vertex, ``x[u, c] + x[v, c] <= 1`` per edge and colour,
   ``y[c] >= x[v, c]``, minimise ``sum_c y[c]``. Symmetry breaking: a large clique ``K``
   (``max(nx.find_cliques(g), key=len)`` when the enumeration ends within a small budget,
   else the best greedy clique) is fixed to colours ``0..|K|-1`` and ``y[c] >= y[c + 1]``.
   ``num_search_workers=2``; ``max_time_in_seconds`` is ``T`` minus the seconds already
-  spent on DSATUR, the clique and the model, so that both solvers get the same wall-clock
+  spent on DSATUR, the clique and the model, so that every solver gets the same wall-clock
   budget from the loaded graph on. Proven when the status is ``OPTIMAL``; colours are
   the colours of the returned solution, bound is ``ceil(best objective bound)`` (at least
   ``|K|``).
 
 Times are wall seconds from the loaded graph to the result (graph reading and
-interpreter start-up excluded, for both). Every returned colouring is checked to be
+interpreter start-up excluded, for all). Every returned colouring is checked to be
 proper in the parent. A proven value that disagrees with the chromatic number of the
 literature (``data/graphs/README.md``; "open" entries and ranges count as unknown), a
 lower bound above it, fewer colours than it, an improper colouring, or two proven values
 that disagree are counted as *wrong optima* and flagged loudly on stderr and in the
 table.
 
+Summary per mode: graphs proven, graphs proven by both the mode and CP-SAT, the median
+ratio of the mode's time to CP-SAT's on those, wrong optima, the largest overrun of the
+time limit, the largest peak memory, and the summed sampler statistics above.
+
 Usage::
 
     python benchmarks/coloring_vs_cpsat.py [--time-limit 120] [--graphs myciel5 queen6_6 ...]
+        [--modes exact price qaoa cpsat] [--qaoa-max-vertices 100]
 
-Prints the table, a summary, and last one JSON line with every row and the summary.
-Progress goes to stderr.
+(also ``python benchmarks/coloring.py --vs-cpsat [the same arguments]``). Prints the
+table, the sampler statistics, a summary, and last one JSON line with every row and the
+summary. Progress goes to stderr.
 """
 
 from __future__ import annotations
@@ -61,6 +79,8 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__)
 
 import networkx as nx  # noqa: E402
 
+from backends.progress import ProgressLine  # noqa: E402
+
 ROOT = Path(__file__).resolve().parent.parent
 GRAPH_DIR = ROOT / "data" / "graphs"
 DEFAULT_PATTERNS = (
@@ -76,6 +96,18 @@ DEFAULT_PATTERNS = (
 )
 #: Seconds the exhaustive clique enumeration may take before the greedy clique is used.
 CLIQUE_BUDGET = 2.0
+#: Keyword arguments of ``color_graph`` (besides graph, time limit and seed) per mode of ours.
+OUR_MODES: dict[str, dict[str, str]] = {
+    "exact": {"sampler": "exact"},
+    "price": {"sampler": "exact", "method": "price"},
+    "qaoa": {"sampler": "qaoa"},
+}
+#: Every mode, in table order; CP-SAT is the peer the others are compared with.
+MODES = (*OUR_MODES, "cpsat")
+#: Default of ``--qaoa-max-vertices``: larger graphs are skipped in the qaoa mode (Aer is slow).
+QAOA_MAX_VERTICES = 100
+#: ``result.stats`` entries that show what the samplers contributed (kept in the JSON).
+SAMPLER_STATS = ("improving_columns", "nodes_from_sampler", "node_lp")
 
 
 def select_graphs(names: list[str] | None) -> list[str]:
@@ -84,7 +116,7 @@ def select_graphs(names: list[str] | None) -> list[str]:
     if names:
         missing = [n for n in names if n not in present]
         if missing:
-            raise SystemExit(f"unknown graphs: {missing}; present: {present}")
+            raise ValueError(f"--graphs: unknown graphs {missing}; expected names of data/graphs/*.col")
         return names
     return [n for n in present if any(fnmatch.fnmatchcase(n, pat) for pat in DEFAULT_PATTERNS)]
 
@@ -136,12 +168,12 @@ def large_clique(graph: nx.Graph, budget: float = CLIQUE_BUDGET) -> tuple[list[A
     return best, "maximum"
 
 
-def run_ours(graph: nx.Graph, limit: float) -> dict[str, Any]:
-    """Child side of (a): BBQ-MIS with the exact sampler."""
+def run_ours(graph: nx.Graph, limit: float, mode: str) -> dict[str, Any]:
+    """Child side of one of our modes: ``color_graph`` with the keyword arguments of ``OUR_MODES[mode]``."""
     from bbqmis import color_graph
 
     start = time.perf_counter()
-    result = color_graph(graph, sampler="exact", time_limit=limit, seed=0)
+    result = color_graph(graph, time_limit=limit, seed=0, **OUR_MODES[mode])
     seconds = time.perf_counter() - start
     by_label = {graph.nodes[v].get("label", v): v for v in graph}
     coloring = {by_label[label]: int(c) for label, c in result.coloring.items()}
@@ -152,6 +184,7 @@ def run_ours(graph: nx.Graph, limit: float) -> dict[str, Any]:
         "seconds": seconds,
         "how": [str(s.get("how")) for s in result.stats.get("searched", [])],
         "stopped": result.stopped,
+        "sampler_stats": {key: result.stats.get(key) for key in SAMPLER_STATS},
         "coloring": [coloring.get(v, -1) for v in graph],
     }
 
@@ -202,19 +235,19 @@ def run_cpsat(graph: nx.Graph, limit: float) -> dict[str, Any]:
     }
 
 
-def child(solver: str, name: str, limit: float) -> None:
-    """Run one solver on one graph and print one JSON line (with this process's peak memory)."""
+def child(mode: str, name: str, limit: float) -> None:
+    """Run one mode on one graph and print one JSON line (with this process's peak memory)."""
     from bbqmis import read_graph
 
     graph = read_graph(GRAPH_DIR / f"{name}.col")
-    out = (run_ours if solver == "ours" else run_cpsat)(graph, limit)
+    out = run_cpsat(graph, limit) if mode == "cpsat" else run_ours(graph, limit, mode)
     out["peak_gb"] = peak_gb()
     print(json.dumps(out), flush=True)
 
 
-def spawn(solver: str, name: str, limit: float) -> dict[str, Any]:
+def spawn(mode: str, name: str, limit: float) -> dict[str, Any]:
     """Run :func:`child` in a fresh interpreter; a crash or a hang past 2 T + 120 s is recorded."""
-    cmd = [sys.executable, str(Path(__file__).resolve()), "--child", solver, name, "--time-limit", str(limit)]
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--child", mode, name, "--time-limit", str(limit)]
     start = time.perf_counter()
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=2 * limit + 120, cwd=ROOT)
@@ -230,8 +263,8 @@ def spawn(solver: str, name: str, limit: float) -> dict[str, Any]:
 
 
 def check(graph: nx.Graph, out: dict[str, Any], chi: int | None, label: str) -> list[str]:
-    """Problems with one solver's result: improper colouring, or values contradicting chi."""
-    if "error" in out or out["colors"] is None:  # crashed, or no solution within the limit
+    """Problems with one mode's result: improper colouring, or values contradicting chi."""
+    if "error" in out or "skipped" in out or out["colors"] is None:  # no solution to check
         out.pop("coloring", None)
         return []
     problems = []
@@ -250,72 +283,73 @@ def check(graph: nx.Graph, out: dict[str, Any], chi: int | None, label: str) -> 
     return problems
 
 
-def fmt(out: dict[str, Any], how: bool) -> list[str]:
-    """Table cells of one solver's result."""
+def disagreements(results: dict[str, dict[str, Any]]) -> list[str]:
+    """Problems between modes: two proven values that differ."""
+    proven = {mode: out["colors"] for mode, out in results.items() if out.get("proven")}
+    if len(set(proven.values())) <= 1:
+        return []
+    return [f"proven values disagree: {proven}"]
+
+
+def run_graph(
+    name: str, modes: list[str], limit: float, qaoa_max: int, chi: int | None, progress: ProgressLine
+) -> dict[str, Any]:
+    """Every selected mode on one graph, checked; the row of the table and the JSON."""
+    from bbqmis import read_graph
+
+    graph = read_graph(GRAPH_DIR / f"{name}.col")
+    results: dict[str, dict[str, Any]] = {}
+    problems: dict[str, list[str]] = {}
+    for mode in modes:
+        progress({"phase": mode, "graph": name, "n": graph.number_of_nodes()})
+        if mode == "qaoa" and graph.number_of_nodes() > qaoa_max:
+            results[mode] = {"skipped": f"more than --qaoa-max-vertices {qaoa_max} vertices"}
+        else:
+            results[mode] = spawn(mode, name, limit)
+        problems[mode] = check(graph, results[mode], chi, mode)
+    shared = disagreements(results)
+    for problem in shared + [p for found in problems.values() for p in found]:
+        print(f"!!! WRONG RESULT on {name}: {problem}", file=sys.stderr, flush=True)
+    progress({"phase": "done", "graph": name, **{mode: " ".join(fmt(results[mode])) for mode in modes}})
+    return {
+        "graph": name,
+        "n": graph.number_of_nodes(),
+        "m": graph.number_of_edges(),
+        "chi": chi,
+        "results": results,
+        "problems": problems,
+        "disagreements": shared,
+    }
+
+
+def fmt(out: dict[str, Any]) -> list[str]:
+    """Table cells of one mode's result: proven, colours, bound, seconds, peak GB."""
+    if "skipped" in out:
+        return ["skip", "-", "-", "-", "-"]
     if "error" in out:
-        return ["ERR", "-", "-", f"{out['wall']:.1f}", "-"] + (["-"] if how else [])
-    cells = [
+        return ["ERR", "-", "-", f"{out['wall']:.1f}", "-"]
+    return [
         "yes" if out["proven"] else "no",
         "none" if out["colors"] is None else str(out["colors"]),
         str(out["bound"]),
         f"{out['seconds']:.2f}",
         f"{out['peak_gb']:.3f}",
     ]
-    return cells + ([",".join(sorted(set(out["how"]))) or "-"] if how else [])
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Run the comparison and print the table, the summary and one JSON line."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--time-limit", type=float, default=120.0)
-    parser.add_argument("--graphs", nargs="+", metavar="NAME")
-    parser.add_argument("--child", nargs=2, metavar=("SOLVER", "NAME"), help=argparse.SUPPRESS)
-    args = parser.parse_args(argv)
-    if args.child:
-        child(args.child[0], args.child[1], args.time_limit)
-        return
-    from bbqmis import read_graph
+def fmt_sampler(out: dict[str, Any]) -> list[str]:
+    """Table cells of one mode's sampler statistics: improving columns, tree nodes, node LPs."""
+    stats = out.get("sampler_stats")
+    if not stats:
+        return ["-", "-", "-"]
+    columns = ",".join(f"{k}:{v}" for k, v in stats["improving_columns"].items()) or "0"
+    node_lp = stats["node_lp"]
+    return [columns, str(stats["nodes_from_sampler"]), f"{node_lp['nodes']}/{node_lp['raised']}"]
 
-    limit = args.time_limit
-    chis = literature_chi()
-    rows: list[dict[str, Any]] = []
-    for name in select_graphs(args.graphs):
-        graph = read_graph(GRAPH_DIR / f"{name}.col")
-        chi = chis.get(name)
-        ours = spawn("ours", name, limit)
-        cpsat = spawn("cpsat", name, limit)
-        problems = check(graph, ours, chi, "ours") + check(graph, cpsat, chi, "cp-sat")
-        if ours.get("proven") and cpsat.get("proven") and ours["colors"] != cpsat["colors"]:
-            problems.append(f"ours proved {ours['colors']}, cp-sat proved {cpsat['colors']}")
-        for problem in problems:
-            print(f"!!! WRONG RESULT on {name}: {problem}", file=sys.stderr, flush=True)
-        row = {
-            "graph": name,
-            "n": graph.number_of_nodes(),
-            "m": graph.number_of_edges(),
-            "chi": chi,
-            "ours": ours,
-            "cpsat": cpsat,
-            "problems": problems,
-        }
-        rows.append(row)
-        print(
-            f"[{name}] ours {fmt(ours, True)} cp-sat {fmt(cpsat, False)}"
-            + (f" PROBLEMS {problems}" if problems else ""),
-            file=sys.stderr,
-            flush=True,
-        )
 
-    header = ["graph", "n", "m", "chi", "ours:proven", "colours", "bound", "s", "GB", "how"]
-    header += ["cp-sat:proven", "colours", "bound", "s", "GB", "flag"]
-    table = [header]
-    for r in rows:
-        chi_cell = "?" if r["chi"] is None else str(r["chi"])
-        cells = [r["graph"], str(r["n"]), str(r["m"]), chi_cell]
-        table.append(
-            cells + fmt(r["ours"], True) + fmt(r["cpsat"], False) + ["WRONG" if r["problems"] else ""]
-        )
-    widths = [max(len(line[i]) for line in table) for i in range(len(header))]
+def print_table(table: list[list[str]]) -> None:
+    """Print rows of cells in aligned columns, the first left-aligned, the others right-aligned."""
+    widths = [max(len(line[i]) for line in table) for i in range(len(table[0]))]
     for line in table:
         print(
             "  ".join(
@@ -324,58 +358,164 @@ def main(argv: list[str] | None = None) -> None:
             )
         )
 
-    ok = [r for r in rows if "error" not in r["ours"] and "error" not in r["cpsat"]]
-    both = [r for r in ok if r["ours"]["proven"] and r["cpsat"]["proven"]]
-    ratios = [r["ours"]["seconds"] / max(r["cpsat"]["seconds"], 1e-3) for r in both]
-    results = [r[s] for r in rows for s in ("ours", "cpsat") if "error" not in r[s]]
-    summary = {
+
+def results_table(rows: list[dict], modes: list[str]) -> list[list[str]]:
+    """Per graph: n, m, chi, and per mode proven / colours / bound / seconds / peak GB."""
+    header = ["graph", "n", "m", "chi"]
+    for mode in modes:
+        header += [f"{mode}:proven", "colours", "bound", "s", "GB"]
+    table = [header + ["flag"]]
+    for r in rows:
+        cells = [r["graph"], str(r["n"]), str(r["m"]), "?" if r["chi"] is None else str(r["chi"])]
+        for mode in modes:
+            cells += fmt(r["results"][mode])
+        wrong = r["disagreements"] or any(r["problems"].values())
+        table.append(cells + ["WRONG" if wrong else ""])
+    return table
+
+
+def sampler_table(rows: list[dict], modes: list[str]) -> list[list[str]]:
+    """Per graph and mode of ours: improving columns per pricer, nodes from the sampler, node LPs."""
+    header = ["graph"]
+    for mode in modes:
+        header += [f"{mode}:improving columns", "sampler nodes", "node LPs/raised"]
+    table = [header]
+    for r in rows:
+        table.append([r["graph"]] + [cell for mode in modes for cell in fmt_sampler(r["results"][mode])])
+    return table
+
+
+def sum_counts(counts: list[dict[str, Any]]) -> dict[str, Any]:
+    """Key-wise sums of a list of counters."""
+    total: dict[str, Any] = {}
+    for count in counts:
+        for key, value in count.items():
+            total[key] = total.get(key, 0) + value
+    return dict(sorted(total.items()))
+
+
+def mode_summary(rows: list[dict], mode: str, limit: float, with_cpsat: bool) -> dict[str, Any]:
+    """One mode's summary: proven, proven with CP-SAT, time ratio, wrong, overrun, memory, samplers."""
+    ran = [r for r in rows if "error" not in r["results"][mode] and "skipped" not in r["results"][mode]]
+    outs = [r["results"][mode] for r in ran]
+    proven = {r["graph"] for r in ran if r["results"][mode]["proven"]}
+    summary: dict[str, Any] = {
+        "graphs_run": len(ran),
+        "proven": len(proven),
+        "wrong_optima": sum(bool(r["problems"][mode]) for r in rows),
+        "errors": sorted(r["graph"] for r in rows if "error" in r["results"][mode]),
+        "skipped": sorted(r["graph"] for r in rows if "skipped" in r["results"][mode]),
+        "no_solution": sorted(r["graph"] for r in ran if r["results"][mode]["colors"] is None),
+        "max_overrun_s": max((o["seconds"] - limit for o in outs), default=None),
+        "max_peak_gb": max((o["peak_gb"] for o in outs), default=None),
+    }
+    if with_cpsat and mode != "cpsat":
+        cpsat = {r["graph"]: r["results"]["cpsat"] for r in rows}
+        by_cpsat = {g for g, o in cpsat.items() if o.get("proven")}
+        both = [r for r in ran if r["graph"] in proven & by_cpsat]
+        ratios = [r["results"][mode]["seconds"] / max(cpsat[r["graph"]]["seconds"], 1e-3) for r in both]
+        summary.update(
+            proven_with_cpsat=len(both),
+            median_time_ratio_to_cpsat=statistics.median(ratios) if ratios else None,
+            proven_only_this=sorted(proven - by_cpsat),
+            proven_only_cpsat=sorted(g for g in by_cpsat - proven if g not in summary["skipped"]),
+        )
+    if mode != "cpsat":
+        stats = [o["sampler_stats"] for o in outs]
+        summary.update(
+            improving_columns=sum_counts([s["improving_columns"] for s in stats]),
+            nodes_from_sampler=sum(s["nodes_from_sampler"] for s in stats),
+            node_lp=sum_counts([s["node_lp"] for s in stats]),
+        )
+    return summary
+
+
+def print_summary(summary: dict[str, Any]) -> None:
+    """The summary in words, one paragraph per mode."""
+    limit = summary["time_limit"]
+    print(f"time limit {limit:g} s per graph and mode; {summary['graphs']} graphs; load {summary['load']}")
+    for mode, s in summary["modes"].items():
+        ratio, overrun, peak = s.get("median_time_ratio_to_cpsat"), s["max_overrun_s"], s["max_peak_gb"]
+        line = f"{mode}: proven {s['proven']} of {s['graphs_run']} run"
+        if "proven_with_cpsat" in s:
+            line += f", with cp-sat {s['proven_with_cpsat']}"
+            line += f", median time ratio to cp-sat {'-' if ratio is None else f'{ratio:.3f}'}"
+        line += f", wrong optima {s['wrong_optima']}" + ("  <<<<<< MUST BE 0" if s["wrong_optima"] else "")
+        line += f", max overrun {'-' if overrun is None else f'{overrun:+.2f} s'}"
+        line += f", max peak {'-' if peak is None else f'{peak:.3f} GB'}"
+        print(line)
+        for key in ("proven_only_this", "proven_only_cpsat", "errors", "no_solution", "skipped"):
+            if s.get(key):
+                print(f"  {key}: {s[key]}")
+        if "improving_columns" in s:
+            print(
+                f"  improving columns {s['improving_columns'] or 0}, nodes from the sampler "
+                f"{s['nodes_from_sampler']}, node LPs {s['node_lp'].get('nodes', 0)} "
+                f"(raised {s['node_lp'].get('raised', 0)})"
+            )
+    disagreements = summary["disagreements"]
+    print(f"disagreements between modes: {disagreements or 'none'}")
+    print(
+        f"wrong optima, all modes: {summary['wrong_optima']}"
+        + ("  <<<<<< MUST BE 0" if summary["wrong_optima"] else "")
+    )
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the comparison and print the tables, the summary and one JSON line."""
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--time-limit", type=float, default=120.0, help="seconds per graph and mode (120)")
+    parser.add_argument(
+        "--graphs", nargs="+", metavar="NAME", help="data/graphs names (default: the families)"
+    )
+    parser.add_argument("--modes", nargs="+", choices=MODES, default=list(MODES), help="modes to run (all)")
+    parser.add_argument(
+        "--qaoa-max-vertices",
+        type=int,
+        default=QAOA_MAX_VERTICES,
+        help=f"qaoa mode only on graphs of at most this many vertices ({QAOA_MAX_VERTICES}); raise to lift",
+    )
+    parser.add_argument("--child", nargs=2, metavar=("MODE", "NAME"), help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if not args.time_limit > 0:
+        parser.error(f"--time-limit: expected seconds > 0, got {args.time_limit:g}")
+    if args.qaoa_max_vertices < 0:
+        parser.error(f"--qaoa-max-vertices: expected a count >= 0, got {args.qaoa_max_vertices}")
+    if args.child:
+        child(args.child[0], args.child[1], args.time_limit)
+        return
+    try:
+        names = select_graphs(args.graphs)
+    except ValueError as error:
+        parser.error(str(error))
+    modes = [mode for mode in MODES if mode in args.modes]
+    limit = args.time_limit
+    chis = literature_chi()
+    load_before = os.getloadavg()
+    with ProgressLine(label="coloring_vs_cpsat") as progress:
+        rows = [
+            run_graph(name, modes, limit, args.qaoa_max_vertices, chis.get(name), progress) for name in names
+        ]
+    print_table(results_table(rows, modes))
+    ours = [mode for mode in modes if mode != "cpsat"]
+    if ours:
+        print()
+        print_table(sampler_table(rows, ours))
+    summary: dict[str, Any] = {
         "time_limit": limit,
         "graphs": len(rows),
-        "proven_ours": sum(bool(r["ours"].get("proven")) for r in rows),
-        "proven_cpsat": sum(bool(r["cpsat"].get("proven")) for r in rows),
-        "proven_only_ours": sorted(
-            r["graph"] for r in ok if r["ours"]["proven"] and not r["cpsat"]["proven"]
-        ),
-        "proven_only_cpsat": sorted(
-            r["graph"] for r in ok if r["cpsat"]["proven"] and not r["ours"]["proven"]
-        ),
-        "proven_both": len(both),
-        "median_time_ratio_ours_over_cpsat": statistics.median(ratios) if ratios else None,
-        "wrong_optima": sum(bool(r["problems"]) for r in rows),
-        "no_solution": sorted(
-            f"{r['graph']}:{s}" for r in ok for s in ("ours", "cpsat") if r[s]["colors"] is None
-        ),
-        "errors": sorted(f"{r['graph']}:{s}" for r in rows for s in ("ours", "cpsat") if "error" in r[s]),
-        "max_overrun_s_ours": max((o["seconds"] - limit for o in (r["ours"] for r in ok)), default=None),
-        "max_overrun_s_cpsat": max((o["seconds"] - limit for o in (r["cpsat"] for r in ok)), default=None),
-        "max_peak_gb_ours": max((r["ours"]["peak_gb"] for r in ok), default=None),
-        "max_peak_gb_cpsat": max((r["cpsat"]["peak_gb"] for r in ok), default=None),
-        "max_peak_gb": max((o["peak_gb"] for o in results), default=None),
+        "modes": {mode: mode_summary(rows, mode, limit, "cpsat" in modes) for mode in modes},
+        "wrong_optima": sum(bool(r["disagreements"] or any(r["problems"].values())) for r in rows),
+        "disagreements": [f"{r['graph']}: {d}" for r in rows for d in r["disagreements"]],
+        "qaoa_max_vertices": args.qaoa_max_vertices,
+        "load": {
+            "before": [round(x, 2) for x in load_before],
+            "after": [round(x, 2) for x in os.getloadavg()],
+        },
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "node": platform.node()},
     }
-    summary["max_time_overrun_s"] = max(
-        (v for v in (summary["max_overrun_s_ours"], summary["max_overrun_s_cpsat"]) if v is not None),
-        default=None,
-    )
     print()
-    print(f"time limit {limit:g} s per graph and solver; {len(rows)} graphs")
-    print(f"proven: ours {summary['proven_ours']}, cp-sat {summary['proven_cpsat']}, both {len(both)}")
-    print(f"  only ours: {summary['proven_only_ours']}")
-    print(f"  only cp-sat: {summary['proven_only_cpsat']}")
-    ratio = summary["median_time_ratio_ours_over_cpsat"]
-    print(f"median time ratio ours/cp-sat on graphs both prove: {'-' if ratio is None else f'{ratio:.3f}'}")
-    print(
-        f"wrong optima: {summary['wrong_optima']}"
-        + ("   <<<<<< MUST BE 0" if summary["wrong_optima"] else "")
-    )
-    print(
-        f"errors: {summary['errors'] or 'none'}; "
-        f"no solution within the limit: {summary['no_solution'] or 'none'}"
-    )
-    overrun = summary["max_time_overrun_s"]
-    print(f"max time overrun over the limit: {'-' if overrun is None else f'{overrun:+.2f} s'}")
-    peak = summary["max_peak_gb"]
-    print(f"max peak memory: {'-' if peak is None else f'{peak:.3f} GB'}")
+    print_summary(summary)
     print(json.dumps({"rows": rows, "summary": summary}))
 
 
