@@ -12,11 +12,31 @@ __all__ = ["ClustAggError", "DataFormatError", "InvalidParameterError", "StepInp
 
 
 class ClustAggError(Exception):
-    """Base class for the errors specific to :mod:`clustagg`."""
+    """Base class for the errors specific to :mod:`clustagg`.
+
+    Examples
+    --------
+    >>> from clustagg import ClustAggError, parse_points
+    >>> try:
+    ...     parse_points(["1,2"])
+    ... except ClustAggError as error:
+    ...     print(type(error).__name__)
+    DataFormatError
+    """
 
 
 class DataFormatError(ClustAggError, ValueError):
-    """A points file cannot be parsed; the message names the file and the line."""
+    """A points file cannot be parsed; the message names the file and the line.
+
+    Examples
+    --------
+    >>> from clustagg import DataFormatError, parse_points
+    >>> try:
+    ...     parse_points(["x,y", "1,2", "3,four"], source="points.csv")
+    ... except DataFormatError as error:
+    ...     print(error)
+    points.csv, line 3: expected numbers, got '3,four'
+    """
 
 
 class StepInputError(ClustAggError, ValueError):
