@@ -40,4 +40,18 @@ class DataFormatError(ClustAggError, ValueError):
 
 
 class StepInputError(ClustAggError, ValueError):
-    """A workflow step's input file is missing, truncated or belongs to another run."""
+    """A workflow step's input file is missing, truncated or belongs to another run.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from clustagg import StepInputError
+    >>> from clustagg.steps import load_json, save_json
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     save_json(f"{folder}/score.json", {"seed": 1})
+    ...     try:
+    ...         load_json(f"{folder}/score.json", seed=2)
+    ...     except StepInputError as error:
+    ...         print(str(error).removeprefix(folder))
+    /score.json: not the output of the step with seed 2
+    """
