@@ -72,6 +72,24 @@ COVERED_MODULES = [
     "bbqmis.mis.problem",
     "bbqmis.mis.qaoa",
     "bbqmis.solver",
+    # clustagg
+    "clustagg",
+    "clustagg.aggregate",
+    "clustagg.baseline",
+    "clustagg.cli",
+    "clustagg.clusterers",
+    "clustagg.data",
+    "clustagg.errors",
+    "clustagg.loop",
+    "clustagg.plotting",
+    "clustagg.reference",
+    "clustagg.result",
+    "clustagg.rounds",
+    "clustagg.runner",
+    "clustagg.silhouette",
+    "clustagg.solvers",
+    "clustagg.steps",
+    "clustagg.timeline",
 ]
 
 #: A numpydoc ``Examples`` heading followed, somewhere in its section, by a doctest prompt.

@@ -44,6 +44,15 @@ class Candidates:
         Labels ``0..k_a-1`` of each base clustering.
     algorithms : tuple of str
         Name of each row.
+
+    Examples
+    --------
+    Two base clusterings of four points; candidates 0, 1 are ``a``'s clusters and 2, 3 ``b``'s:
+
+    >>> import numpy as np
+    >>> candidates = Candidates(np.array([[0, 0, 1, 1], [0, 1, 1, 1]]), ("a", "b"))
+    >>> candidates.offsets.tolist(), candidates.sizes.tolist()
+    ([0, 2, 4], [2, 2, 1, 3])
     """
 
     labelings: NDArray[np.integer[Any]]
@@ -73,7 +82,15 @@ class Candidates:
         return np.bincount(self.global_labels.ravel(), minlength=int(self.offsets[-1]))
 
     def origin(self, candidate: int) -> dict[str, Any]:
-        """``{"algorithm", "cluster", "size"}`` of a global candidate id."""
+        """``{"algorithm", "cluster", "size"}`` of a global candidate id.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> candidates = Candidates(np.array([[0, 0, 1, 1], [0, 1, 1, 1]]), ("a", "b"))
+        >>> candidates.origin(3)
+        {'algorithm': 'b', 'cluster': 1, 'size': 3}
+        """
         a = int(np.searchsorted(self.offsets, candidate, side="right") - 1)
         return {
             "algorithm": self.algorithms[a],
@@ -94,6 +111,13 @@ def conflict_graph(candidates: Candidates) -> nx.Graph:
     networkx.Graph
         Nodes ``0..n-1`` (global candidate ids) with attributes ``algorithm``,
         ``cluster`` and ``size``. Clusters of one base clustering never conflict.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> candidates = Candidates(np.array([[0, 0, 1, 1], [0, 1, 1, 1]]), ("a", "b"))
+    >>> sorted(conflict_graph(candidates).edges)
+    [(0, 2), (0, 3), (1, 3)]
     """
     labels = candidates.global_labels.astype(np.int64)
     n = int(candidates.offsets[-1])
@@ -131,6 +155,16 @@ def mwis_problem(graph: nx.Graph) -> MISProblem:
     MISProblem
         Its graph's nodes also carry ``weight = 2 n |C_i| + 1``, the same weights times
         ``2 n M``, as exact integers for exact solvers.
+
+    Examples
+    --------
+    Weights are the cluster sizes over the largest (3 points) plus the bonus ``1 / 24``:
+
+    >>> import numpy as np
+    >>> candidates = Candidates(np.array([[0, 0, 1, 1], [0, 1, 1, 1]]), ("a", "b"))
+    >>> problem = mwis_problem(conflict_graph(candidates))
+    >>> (problem.weights * 24).round(6).tolist(), problem.penalty
+    ([17.0, 17.0, 9.0, 25.0], 4.0)
     """
     sizes = np.array([graph.nodes[c]["size"] for c in graph.nodes], dtype=np.int64)
     n = len(sizes)
@@ -165,6 +199,18 @@ def assign_labels(
     ------
     InvalidParameterError
         If ``chosen`` is empty or two chosen clusters share a point.
+
+    Examples
+    --------
+    Keep ``b``'s large cluster (candidate 3); point 0 joins the nearest chosen centroid:
+
+    >>> import numpy as np
+    >>> X = np.array([[0.0], [5.0], [6.0], [7.0]])
+    >>> candidates = Candidates(np.array([[0, 0, 1, 1], [0, 1, 1, 1]]), ("a", "b"))
+    >>> assign_labels(X, candidates, [3]).tolist()
+    [0, 0, 0, 0]
+    >>> assign_labels(X, candidates, [0, 1]).tolist()
+    [0, 0, 1, 1]
     """
     points = check_points(X, name="X", min_samples=1)
     ids = np.array(sorted(set(map(int, chosen))), dtype=np.int64)
@@ -216,6 +262,15 @@ def score(
     float
         In [-1, 1]; ``-1`` for a single cluster (the silhouette is undefined there).
         Singletons score 0 (scikit-learn), not 1 as in the reference C++ code.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0, 0.0], [0.0, 1.0], [4.0, 0.0], [4.0, 1.0]])
+    >>> round(score(X, np.array([0, 0, 1, 1]), sample_size=None), 3)
+    0.754
+    >>> score(X, np.zeros(4, dtype=int))
+    -1.0
     """
     if sample_size is not None:
         sample_size = check_positive_int(sample_size, "sample_size")

@@ -53,6 +53,19 @@ def run_baseline(
     -------
     AggregationResult
         On every rank.
+
+    Examples
+    --------
+    One process (no ``mpiexec``) runs all three clusterings itself:
+
+    >>> from clustagg.data import make_reference_points
+    >>> from clustagg.solvers import ExactSolver
+    >>> loop = LoopSettings(threshold=1.0, max_iter=2)
+    >>> result = run_baseline(make_reference_points(300), ExactSolver(), seed=0, loop=loop)
+    >>> result.mode, len(result.iterations), [r["phase"] for r in result.timeline[:3]]
+    ('baseline', 2, ['cluster', 'quantum', 'score'])
+    >>> result.node_seconds == result.wall_seconds  # one rank held throughout
+    True
     """
     if comm is None:
         comm = world()

@@ -403,6 +403,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     int
         0 on success, 1 on an internal failure, 2 on bad input or environment, 130 when
         interrupted; every failure with a one-line reason on stderr (see ``--help``).
+
+    Examples
+    --------
+    Generate points, run the cluster step on them, then give the next step the wrong
+    round's seed (status 2, with the reason on stderr):
+
+    >>> import tempfile
+    >>> from clustagg.steps import load_clusters
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     main(["generate", "--n-samples", "200", "--out", f"{folder}/points.csv"])
+    ...     main(["cluster", "--points", f"{folder}/points.csv", "--seed", "0", "--out", f"{folder}/c.npz"])
+    ...     load_clusters(f"{folder}/c.npz", seed=0)[1]["n_samples"]
+    ...     main(["aggregate", "--clusters", f"{folder}/c.npz", "--seed", "1", "--out", f"{folder}/s.json"])
+    0
+    0
+    200
+    2
     """
     parser = _build_parser()
     try:

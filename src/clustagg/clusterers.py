@@ -113,6 +113,15 @@ class GridDBSCAN(ClusterMixin, BaseEstimator):
         Returns
         -------
         self : GridDBSCAN
+
+        Examples
+        --------
+        Three points within ``eps`` of each other are core points; the far one is noise:
+
+        >>> X = np.array([[0.0, 0.0], [0.0, 0.5], [0.5, 0.0], [5.0, 5.0]])
+        >>> model = GridDBSCAN(eps=1.0, min_samples=3).fit(X)
+        >>> model.labels_.tolist(), model.core_sample_indices_.tolist()
+        ([0, 0, 0, -1], [0, 1, 2])
         """
         eps = check_interval(self.eps, "eps", 0.0, np.inf)
         min_samples = check_positive_int(self.min_samples, "min_samples")
@@ -233,6 +242,16 @@ def delaunay_graph(X: NDArray[np.float64]) -> sp.csr_array | None:
     scipy.sparse.csr_array of shape (n_samples, n_samples), or None
         Symmetric 0/1 adjacency; None when ``n_features`` is not 2 or 3 or the points are
         degenerate (for example collinear), where the triangulation does not help.
+
+    Examples
+    --------
+    The corners of a square: four sides and one diagonal.
+
+    >>> square = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]])
+    >>> int(delaunay_graph(square).sum()) // 2
+    5
+    >>> delaunay_graph(np.array([[0.0, 0.0], [1.0, 1.0], [2.0, 2.0], [3.0, 3.0]])) is None
+    True
     """
     if X.shape[1] not in (2, 3) or len(X) <= X.shape[1] + 1:
         return None
@@ -286,6 +305,17 @@ class SingleLinkage(ClusterMixin, BaseEstimator):
         ------
         InvalidParameterError
             If ``n_clusters`` is not an integer in ``1..n_samples``.
+
+        Examples
+        --------
+        >>> X = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [9.0, 9.0], [9.0, 8.0]])
+        >>> SingleLinkage(n_clusters=3).fit(X).labels_.tolist()
+        [0, 0, 0, 1, 2]
+        >>> try:
+        ...     SingleLinkage(n_clusters=6).fit(X)
+        ... except ValueError as error:
+        ...     print(error)
+        n_clusters must be at most n_samples=5, got 6
         """
         X = check_points(X, name="X", min_samples=1)
         k = check_positive_int(self.n_clusters, "n_clusters")
@@ -347,6 +377,15 @@ def make_clusterer(
     ------
     InvalidParameterError
         On an unknown ``algorithm``, or ``init_rows`` that are not ``n_clusters`` rows of ``X``.
+
+    Examples
+    --------
+    >>> make_clusterer("hclust", {"n_clusters": 4})
+    SingleLinkage(n_clusters=4)
+    >>> X = np.array([[0.0, 0.0], [0.0, 1.0], [9.0, 9.0], [9.0, 8.0]])
+    >>> kmeans = make_clusterer("kmeans", {"n_clusters": 2, "init_rows": [0, 2]}, X)
+    >>> kmeans.fit(X).labels_.tolist()
+    [0, 0, 1, 1]
     """
     check_choice(algorithm, "algorithm", ALGORITHMS)
     if algorithm == "kmeans":
@@ -394,6 +433,14 @@ def fit_labels(algorithm: str, X: NDArray[np.float64], params: dict[str, Any]) -
     Returns
     -------
     labels : ndarray of shape (n_samples,), dtype int32
+
+    Examples
+    --------
+    The isolated point is DBSCAN noise, numbered as a cluster of its own:
+
+    >>> X = np.array([[0.0, 0.0], [0.0, 0.5], [0.5, 0.0], [5.0, 5.0]])
+    >>> fit_labels("dbscan", X, {"eps": 1.0, "min_samples": 3}).tolist()
+    [0, 0, 0, 1]
     """
     labels = make_clusterer(algorithm, params, X).fit(X).labels_
     noise = labels < 0

@@ -68,6 +68,16 @@ def parse_points(lines: Iterable[str], source: str = "<lines>") -> NDArray[np.fl
     DataFormatError
         On a non-numeric field, a row of another width, or no data, naming ``source`` and
         the line.
+
+    Examples
+    --------
+    >>> parse_points(["x,y", "0,1", "# a comment", "2.5,3"]).tolist()
+    [[0.0, 1.0], [2.5, 3.0]]
+    >>> try:
+    ...     parse_points(["0,1", "2,3,4"], source="points.csv")
+    ... except ValueError as error:
+    ...     print(error)
+    points.csv, line 2: expected 2 columns, got 3
     """
     rows: list[list[float]] = []
     for number, line in enumerate(lines, start=1):
@@ -100,6 +110,20 @@ def read_points(path: str | os.PathLike[str]) -> NDArray[np.float64]:
     ------
     DataFormatError
         If the file cannot be read or parsed; the message names the file.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> import numpy as np
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     np.save(f"{folder}/points.npy", np.eye(3))
+    ...     read_points(f"{folder}/points.npy").shape
+    (3, 3)
+    >>> try:
+    ...     read_points("no-such-file.csv")
+    ... except ValueError as error:
+    ...     print(error)
+    no-such-file.csv: cannot read points (No such file or directory)
     """
     path = Path(path)
     try:
@@ -116,7 +140,20 @@ def read_points(path: str | os.PathLike[str]) -> NDArray[np.float64]:
 
 
 def write_points(points: ArrayLike, path: str | os.PathLike[str]) -> None:
-    """Write points as CSV with an ``x0,x1,...`` header (readable by :func:`read_points`)."""
+    """Write points as CSV with an ``x0,x1,...`` header (readable by :func:`read_points`).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> import numpy as np
+    >>> points = make_reference_points(100)
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     write_points(points, f"{folder}/points.csv")
+    ...     print(open(f"{folder}/points.csv").readline().strip())
+    ...     np.array_equal(read_points(f"{folder}/points.csv"), points)
+    x0,x1
+    True
+    """
     points = check_points(points)
     header = ",".join(f"x{i}" for i in range(points.shape[1]))
     np.savetxt(path, points, delimiter=",", header=header, comments="", fmt="%.17g")

@@ -72,6 +72,13 @@ class LoopSettings:
 
         See :func:`clustagg.clusterers.draw_parameters` and
         :func:`clustagg.reference.reference_parameters`.
+
+        Examples
+        --------
+        >>> LoopSettings().parameters(0) == LoopSettings().parameters(0)
+        True
+        >>> sorted(LoopSettings(reference=True).parameters(0))
+        ['dbscan', 'hclust', 'kmeans']
         """
         return reference_parameters(seed) if self.reference else draw_parameters(seed)
 
@@ -86,6 +93,13 @@ class LoopSettings:
             The phase starting (``cluster``, ``quantum``, ``score``), or ``done``.
         state : LoopState
             The loop state so far: the last round's and the best silhouette.
+
+        Examples
+        --------
+        >>> settings = LoopSettings(max_iter=3, progress=print)
+        >>> state = LoopState(iterations=[0.4, 0.6], silhouette=0.6, best_iteration=1)
+        >>> settings.report(2, "score", state)
+        {'phase': 'score', 'round': '3/3', 'silhouette': 0.6, 'best': 0.6}
         """
         if self.progress is None:
             return
@@ -151,6 +165,17 @@ class LoopState:
         Returns
         -------
         bool
+
+        Examples
+        --------
+        >>> state = LoopState()
+        >>> chosen = [{"algorithm": "kmeans", "cluster": 0, "size": 10}]
+        >>> state.update(0.5, {"fallbacks": 0, "chosen_clusters": chosen}, {})
+        True
+        >>> state.update(0.4, {"fallbacks": 1, "chosen_clusters": []}, {})
+        False
+        >>> state.best_iteration, state.silhouette, state.fallbacks, state.chosen_clusters == chosen
+        (0, 0.5, 1, True)
         """
         self.iterations.append(float(silhouette))
         self.parameters.append(parameters)
@@ -163,14 +188,42 @@ class LoopState:
         return improved
 
     def done(self, threshold: float, max_iter: int) -> bool:
-        """Whether the loop stops: the last round scored above ``threshold`` or ``max_iter`` rounds ran."""
+        """Whether the loop stops: the last round scored above ``threshold`` or ``max_iter`` rounds ran.
+
+        Examples
+        --------
+        >>> LoopState().done(threshold=0.8, max_iter=1)
+        False
+        >>> LoopState(iterations=[0.9]).done(threshold=0.8, max_iter=10)
+        True
+        >>> LoopState(iterations=[0.1, 0.2]).done(threshold=0.8, max_iter=2)
+        True
+        """
         return bool(self.iterations) and (self.iterations[-1] > threshold or len(self.iterations) >= max_iter)
 
     def to_json(self) -> dict[str, Any]:
-        """Plain-dict form with the attribute names as keys."""
+        """Plain-dict form with the attribute names as keys.
+
+        Examples
+        --------
+        >>> state = LoopState()
+        >>> state.update(0.7, {"fallbacks": 0, "chosen_clusters": []}, {"kmeans": {"k": 3}})
+        True
+        >>> state.to_json()["parameters"], state.to_json()["silhouette"]
+        ([{'kmeans': {'k': 3}}], 0.7)
+        """
         return asdict(self)
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> LoopState:
-        """Inverse of :meth:`to_json` (extra keys are ignored)."""
+        """Inverse of :meth:`to_json` (extra keys are ignored).
+
+        Examples
+        --------
+        >>> import json
+        >>> state = LoopState(iterations=[0.3], best_iteration=0, silhouette=0.3)
+        >>> data = json.loads(json.dumps({"seed": 4, **state.to_json()}))
+        >>> LoopState.from_json(data) == state
+        True
+        """
         return cls(**{name: data[name] for name in cls.__dataclass_fields__})

@@ -42,6 +42,15 @@ def plot_clustering(
     title : str, optional
     format : str, optional
         One of :data:`PLOT_FORMATS`; needed for a file object.
+
+    Examples
+    --------
+    >>> import io
+    >>> X = np.array([[0.0, 0.0], [0.0, 1.0], [5.0, 5.0], [5.0, 6.0]])
+    >>> buffer = io.BytesIO()
+    >>> plot_clustering(X, np.array([0, 0, 1, 1]), buffer, format="png")
+    >>> buffer.getvalue()[1:4]
+    b'PNG'
     """
     fig = Figure(figsize=(6, 6))
     ax = fig.subplots()
@@ -67,6 +76,18 @@ def plot_timelines(
         :attr:`AggregationResult.timeline`). Concurrent workloads are stacked.
     path : str or path-like
     title : str, optional
+
+    Examples
+    --------
+    One node throughout, three during a 2 s cluster phase:
+
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> phases = [{"iteration": 0, "phase": "cluster", "start": 0.0, "end": 2.0, "nodes": 3}]
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     plot_timelines({"malleable": (1.0, [phases])}, f"{folder}/nodes.svg", title="demo")
+    ...     Path(f"{folder}/nodes.svg").read_text().startswith("<?xml")
+    True
     """
     fig = Figure(figsize=(8, 2.2 * len(timelines)), layout="constrained")
     axes = np.atleast_1d(fig.subplots(len(timelines), 1, sharex=True))

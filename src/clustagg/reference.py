@@ -25,7 +25,14 @@ __all__ = ["REFERENCE_ROUNDS", "ReferenceRound", "check_reference_run", "referen
 
 
 class ReferenceRound(NamedTuple):
-    """The parameters the reference draws in one round."""
+    """The parameters the reference draws in one round.
+
+    Examples
+    --------
+    >>> first = REFERENCE_ROUNDS[0]
+    >>> len(first.kmeans_rows), first.eps, first.hclust_k
+    (9, 4.469032, 4)
+    """
 
     kmeans_rows: tuple[int, ...]
     """Rows of the reference data that start k-means; ``k`` is their number."""
@@ -105,6 +112,15 @@ def check_reference_run(mode: str, seed: int, max_iter: int) -> None:
     ------
     InvalidParameterError
         Naming the three values.
+
+    Examples
+    --------
+    >>> check_reference_run("baseline", seed=0, max_iter=10)  # the reference's run: accepted
+    >>> try:
+    ...     check_reference_run("malleable", seed=0, max_iter=4)
+    ... except ValueError as error:
+    ...     print(str(error).partition("; ")[2])
+    got mode='malleable', seed=0, max_iter=4
     """
     if mode != "baseline" or seed != 0 or max_iter > len(REFERENCE_ROUNDS):
         raise InvalidParameterError(

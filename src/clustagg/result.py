@@ -44,6 +44,19 @@ class AggregationResult:
         Rounds in which the QAOA solver fell back to annealing.
     timeline : list of dict
         ``iteration``, ``phase``, ``start``, ``end`` (s since the run started), ``nodes``.
+
+    Examples
+    --------
+    :func:`clustagg.run` returns one; two rounds, the second the best:
+
+    >>> import numpy as np
+    >>> result = AggregationResult(
+    ...     labels=np.array([0, 0, 1, 1]), silhouette=0.7, chosen_clusters=[], iterations=[0.2, 0.7],
+    ...     wall_seconds=2.0, node_seconds=2.0, mode="local", seed=0, best_iteration=1,
+    ...     parameters=[{}, {}], fallbacks=0,
+    ... )
+    >>> result.iterations[result.best_iteration] == result.silhouette
+    True
     """
 
     labels: NDArray[np.integer[Any]]
@@ -60,7 +73,21 @@ class AggregationResult:
     timeline: list[PhaseRecord] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
-        """Plain-dict form with the attribute names as keys (labels as a list)."""
+        """Plain-dict form with the attribute names as keys (labels as a list).
+
+        Examples
+        --------
+        >>> import json
+        >>> import numpy as np
+        >>> result = AggregationResult(
+        ...     labels=np.array([0, 0, 1]), silhouette=0.5, chosen_clusters=[], iterations=[0.5],
+        ...     wall_seconds=1.0, node_seconds=1.0, mode="local", seed=0, best_iteration=0,
+        ...     parameters=[{}], fallbacks=0,
+        ... )
+        >>> data = json.loads(json.dumps(result.to_json()))
+        >>> data["labels"], data["silhouette"], data["timeline"]
+        ([0, 0, 1], 0.5, [])
+        """
         data = asdict(self)
         data["labels"] = self.labels.tolist()
         return data
@@ -86,6 +113,19 @@ def collect_result(
     Returns
     -------
     AggregationResult
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> state = LoopState()
+    >>> state.update(0.6, {"fallbacks": 0, "chosen_clusters": []}, {})
+    True
+    >>> timeline = Timeline(floor=1)
+    >>> result = collect_result(np.array([0, 1, 1]), state, timeline, mode="local", seed=5)
+    >>> result.silhouette, result.iterations, result.seed
+    (0.6, [0.6], 5)
+    >>> 0 < result.node_seconds == result.wall_seconds
+    True
     """
     wall = timeline.elapsed()
     return AggregationResult(

@@ -34,6 +34,19 @@ class MWISSolver(Protocol):
 
     ``bits`` is array-like of 0/1, of shape (n,) or (k, n) with ``n = problem.num_nodes``.
     A solver may also count its fallbacks in an integer attribute ``fallbacks``.
+
+    Examples
+    --------
+    Any callable with this signature will do, here one that always picks candidate 3:
+
+    >>> import numpy as np
+    >>> from clustagg.aggregate import Candidates, conflict_graph, mwis_problem
+    >>> candidates = Candidates(np.array([[0, 0, 1, 1], [0, 1, 1, 1]]), ("a", "b"))
+    >>> problem = mwis_problem(conflict_graph(candidates))
+    >>> def only_three(problem, *, seed):
+    ...     return [0, 0, 0, 1]
+    >>> solve(problem, only_three).tolist()  # repaired to a maximal set
+    [0, 0, 1, 1]
     """
 
     def __call__(self, problem: MISProblem, /, *, seed: int) -> ArrayLike:
@@ -51,6 +64,15 @@ class AnnealingSolver:
     beta_range : (float, float), default=(0.1, 100.0)
         The default range of ``SimulatedAnnealingSampler`` reaches the optimum in only a
         few per cent of reads at ``lambda = n``; this one in every read.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from clustagg.aggregate import Candidates, conflict_graph, mwis_problem
+    >>> candidates = Candidates(np.array([[0, 0, 1, 1], [0, 1, 1, 1]]), ("a", "b"))
+    >>> problem = mwis_problem(conflict_graph(candidates))
+    >>> AnnealingSolver(num_reads=4, num_sweeps=100)(problem, seed=1).shape
+    (4, 4)
     """
 
     def __init__(
@@ -77,6 +99,16 @@ class ExactSolver:
     Uses the exact integer node attribute ``weight`` when the graph has it (as
     :func:`clustagg.aggregate.mwis_problem` sets), else ``problem.weights``. Exponential
     time: meant for conflict graphs of up to a few dozen candidates.
+
+    Examples
+    --------
+    The heaviest set is ``b``'s two clusters, which cover all four points:
+
+    >>> import numpy as np
+    >>> from clustagg.aggregate import Candidates, conflict_graph, mwis_problem
+    >>> candidates = Candidates(np.array([[0, 0, 1, 1], [0, 1, 1, 1]]), ("a", "b"))
+    >>> ExactSolver()(mwis_problem(conflict_graph(candidates))).tolist()
+    [0, 0, 1, 1]
     """
 
     def __call__(self, problem: MISProblem, *, seed: int = 0) -> NDArray[np.uint8]:
@@ -110,6 +142,18 @@ class QAOASolver:
     solver : QuantumMISSolver
         The solver; ``solver.stats`` totals circuits, shots, quantum seconds, cut
         problems and fallbacks.
+
+    Examples
+    --------
+    On the local Aer simulator, QAOA's samples contain the optimum (``b``'s two clusters):
+
+    >>> import numpy as np
+    >>> from clustagg.aggregate import Candidates, conflict_graph, mwis_problem
+    >>> candidates = Candidates(np.array([[0, 0, 1, 1], [0, 1, 1, 1]]), ("a", "b"))
+    >>> problem = mwis_problem(conflict_graph(candidates))
+    >>> qaoa = QAOASolver("aer", shots=256)
+    >>> solve(problem, qaoa, seed=3).tolist(), qaoa.fallbacks
+    ([0, 0, 1, 1], 0)
     """
 
     def __init__(
@@ -152,6 +196,16 @@ def get_solver(solver: str | MWISSolver, **options: Any) -> MWISSolver:
     ------
     InvalidParameterError
         If ``solver`` is neither a known name nor callable, or options are given with a callable.
+
+    Examples
+    --------
+    >>> get_solver("anneal", num_reads=10).num_reads
+    10
+    >>> try:
+    ...     get_solver("magic")
+    ... except ValueError as error:
+    ...     print(error)
+    solver must be one of 'anneal', 'exact', 'qaoa' or a callable; got 'magic'
     """
     if callable(solver):
         if options:
@@ -178,6 +232,15 @@ def solve(problem: MISProblem, solver: MWISSolver, *, seed: int = 0) -> NDArray[
     -------
     bits : ndarray of shape (n,), dtype uint8
         The repaired candidate of least QUBO cost (ties: the lexicographically first).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from clustagg.aggregate import Candidates, conflict_graph, mwis_problem
+    >>> candidates = Candidates(np.array([[0, 0, 1, 1], [0, 1, 1, 1]]), ("a", "b"))
+    >>> problem = mwis_problem(conflict_graph(candidates))
+    >>> solve(problem, AnnealingSolver(num_reads=8, num_sweeps=200), seed=0).tolist()
+    [0, 0, 1, 1]
     """
     samples = np.atleast_2d(np.asarray(solver(problem, seed=seed)))
     if samples.shape[1:] != (problem.num_nodes,) or len(samples) == 0:

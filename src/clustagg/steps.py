@@ -98,6 +98,13 @@ def cluster(
     -------
     Candidates or None
         Candidates on rank 0 (or without ``comm``), None on the other ranks.
+
+    Examples
+    --------
+    >>> from clustagg.data import make_reference_points
+    >>> candidates = cluster(make_reference_points(300), seed=0)
+    >>> candidates.algorithms, candidates.labelings.shape
+    (('kmeans', 'dbscan', 'hclust'), (3, 300))
     """
     params = draw_parameters(seed) if parameters is None else parameters
     rank, size = (0, 1) if comm is None else (comm.rank, comm.size)
@@ -131,6 +138,14 @@ def aggregate(
         ``seed``, ``chosen`` (sorted global candidate ids), ``chosen_clusters`` (origin of
         each: algorithm, cluster, size), ``n_candidates``, ``fallbacks`` (solver fallbacks
         during this call) and ``seconds``.
+
+    Examples
+    --------
+    >>> from clustagg.solvers import ExactSolver
+    >>> candidates = agg.Candidates(np.array([[0, 0, 1, 1], [0, 1, 1, 1]]), ("a", "b"))
+    >>> selection = aggregate(candidates, ExactSolver(), seed=0)
+    >>> selection["chosen"], selection["n_candidates"], selection["chosen_clusters"][1]
+    ([2, 3], 4, {'algorithm': 'b', 'cluster': 1, 'size': 3})
     """
     start = time.perf_counter()
     delay = check_nonnegative(quantum_delay, "quantum_delay")
@@ -170,6 +185,14 @@ def score_round(
     -------
     labels : ndarray of shape (n_samples,), dtype int32
     silhouette : float
+
+    Examples
+    --------
+    >>> X = np.array([[0.0, 0.0], [0.0, 1.0], [4.0, 0.0], [4.0, 1.0]])
+    >>> candidates = agg.Candidates(np.array([[0, 0, 1, 1], [0, 1, 2, 3]]), ("a", "b"))
+    >>> labels, silhouette = score_round(X, candidates, {"chosen": [0, 1], "seed": 0})
+    >>> labels.tolist(), round(silhouette, 3)
+    ([0, 0, 1, 1], 0.754)
     """
     labels = agg.assign_labels(X, candidates, selection["chosen"])
     return labels, agg.score(X, labels, sample_size=sample_size, seed=selection["seed"])
@@ -185,6 +208,19 @@ def atomic_write(path: str | os.PathLike[str], write: Callable[[IO[bytes]], obje
         The output; its directory is created if missing.
     write : callable
         Writes the content to the binary file handle it is given.
+
+    Examples
+    --------
+    A failing writer leaves neither the output nor a temporary file:
+
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     atomic_write(f"{folder}/new/a.txt", lambda handle: handle.write(b"done"))
+    ...     try:
+    ...         atomic_write(f"{folder}/b.txt", lambda handle: 1 / 0)
+    ...     except ZeroDivisionError:
+    ...         pass
+    ...     Path(f"{folder}/new/a.txt").read_bytes(), sorted(p.name for p in Path(folder).iterdir())
+    (b'done', ['new'])
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -201,7 +237,15 @@ def atomic_write(path: str | os.PathLike[str], write: Callable[[IO[bytes]], obje
 
 
 def save_json(path: str | os.PathLike[str], data: dict[str, Any]) -> None:
-    """Write ``data`` as JSON, atomically."""
+    """Write ``data`` as JSON, atomically.
+
+    Examples
+    --------
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     save_json(f"{folder}/selection.json", {"seed": 0, "chosen": [2, 3]})
+    ...     json.loads(Path(f"{folder}/selection.json").read_text())
+    {'seed': 0, 'chosen': [2, 3]}
+    """
     atomic_write(path, lambda handle: handle.write(json.dumps(data, indent=1).encode()))
 
 
@@ -212,6 +256,20 @@ def load_json(path: str | os.PathLike[str], *, seed: int | None = None) -> dict[
     ------
     StepInputError
         If the file is missing, truncated, or belongs to another seed.
+
+    Examples
+    --------
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     Path(f"{folder}/score.json").write_text('{"seed": 1, "silhou')  # a truncated write
+    ...     try:
+    ...         load_json(f"{folder}/score.json", seed=1)
+    ...     except StepInputError as error:
+    ...         print("missing or unreadable" in str(error))
+    ...     save_json(f"{folder}/score.json", {"seed": 1})
+    ...     load_json(f"{folder}/score.json", seed=1)
+    19
+    True
+    {'seed': 1}
     """
     try:
         data = json.loads(Path(path).read_text())
@@ -223,7 +281,16 @@ def load_json(path: str | os.PathLike[str], *, seed: int | None = None) -> dict[
 
 
 def save_clusters(path: str | os.PathLike[str], candidates: agg.Candidates, meta: dict[str, Any]) -> None:
-    """Write a round's base clusterings (``clusters.npz``), atomically."""
+    """Write a round's base clusterings (``clusters.npz``), atomically.
+
+    Examples
+    --------
+    >>> candidates = agg.Candidates(np.array([[0, 0, 1, 1], [0, 1, 1, 1]]), ("a", "b"))
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     save_clusters(f"{folder}/clusters.npz", candidates, {"seed": 0, "n_samples": 4})
+    ...     sorted(np.load(f"{folder}/clusters.npz"))
+    ['algorithms', 'labelings', 'meta']
+    """
     atomic_write(
         path,
         lambda handle: np.savez(
@@ -249,6 +316,20 @@ def load_clusters(
     ------
     StepInputError
         If the file is missing or truncated, or its seed or size differ from the given ones.
+
+    Examples
+    --------
+    >>> candidates = agg.Candidates(np.array([[0, 0, 1, 1], [0, 1, 1, 1]]), ("a", "b"))
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     save_clusters(f"{folder}/clusters.npz", candidates, {"seed": 0, "n_samples": 4})
+    ...     loaded, meta = load_clusters(f"{folder}/clusters.npz", seed=0, n_samples=4)
+    ...     try:
+    ...         load_clusters(f"{folder}/clusters.npz", seed=1)
+    ...     except StepInputError as error:
+    ...         print(str(error).removeprefix(folder))
+    /clusters.npz: clusters of seed 0, 4 points; expected seed 1
+    >>> loaded.labelings.tolist(), loaded.algorithms, meta
+    ([[0, 0, 1, 1], [0, 1, 1, 1]], ('a', 'b'), {'seed': 0, 'n_samples': 4})
     """
     try:
         with np.load(path, allow_pickle=False) as data:
@@ -272,7 +353,18 @@ def load_clusters(
 def cluster_file(
     X: NDArray[np.float64], seed: int, out: str | os.PathLike[str], comm: MPI.Intracomm | None = None
 ) -> None:
-    """:func:`cluster`, written to ``out`` (``clusters.npz``) by rank 0."""
+    """:func:`cluster`, written to ``out`` (``clusters.npz``) by rank 0.
+
+    Examples
+    --------
+    >>> from clustagg.data import make_reference_points
+    >>> X = make_reference_points(300)
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     cluster_file(X, 4, f"{folder}/clusters.npz")
+    ...     candidates, meta = load_clusters(f"{folder}/clusters.npz", seed=4, n_samples=300)
+    >>> candidates.labelings.shape, meta["parameters"] == draw_parameters(4)
+    ((3, 300), True)
+    """
     seed = check_round_seed(seed)
     start = time.perf_counter()
     candidates = cluster(X, seed, comm)
@@ -294,7 +386,18 @@ def aggregate_file(
     *,
     quantum_delay: float = 0.0,
 ) -> dict[str, Any]:
-    """:func:`aggregate` on ``clusters``, written to ``out`` (``selection.json``)."""
+    """:func:`aggregate` on ``clusters``, written to ``out`` (``selection.json``).
+
+    Examples
+    --------
+    >>> from clustagg.solvers import ExactSolver
+    >>> candidates = agg.Candidates(np.array([[0, 0, 1, 1], [0, 1, 1, 1]]), ("a", "b"))
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     save_clusters(f"{folder}/clusters.npz", candidates, {"seed": 5, "n_samples": 4})
+    ...     selection = aggregate_file(f"{folder}/clusters.npz", 5, f"{folder}/selection.json", ExactSolver())
+    ...     load_json(f"{folder}/selection.json", seed=5)["chosen"], selection["chosen"]
+    ([2, 3], [2, 3])
+    """
     candidates, _ = load_clusters(clusters, seed=check_round_seed(seed))
     selection = aggregate(candidates, solver, seed, quantum_delay=quantum_delay)
     save_json(out, selection)
@@ -308,6 +411,13 @@ def load_labels(path: str | os.PathLike[str]) -> NDArray[np.integer[Any]]:
     ------
     StepInputError
         If the file is missing or truncated.
+
+    Examples
+    --------
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     np.save(f"{folder}/labels.npy", np.array([0, 0, 1]))
+    ...     load_labels(f"{folder}/labels.npy").tolist()
+    [0, 0, 1]
     """
     try:
         return np.load(path, allow_pickle=False)
@@ -365,6 +475,30 @@ def score_file(
     ------
     StepInputError
         If an input is missing, truncated or of another seed or size.
+
+    Examples
+    --------
+    Two rounds; the second reads the first's loop state and best labels:
+
+    >>> from clustagg.data import make_reference_points
+    >>> from clustagg.solvers import ExactSolver
+    >>> X = make_reference_points(300)
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     for seed in (0, 1):
+    ...         cluster_file(X, seed, f"{folder}/{seed}/clusters.npz")
+    ...         _ = aggregate_file(
+    ...             f"{folder}/{seed}/clusters.npz", seed, f"{folder}/{seed}/selection.json", ExactSolver()
+    ...         )
+    ...         previous = {} if seed == 0 else {
+    ...             "previous": f"{folder}/0/score.json", "previous_labels": f"{folder}/0/labels.npy"
+    ...         }
+    ...         state = score_file(
+    ...             X, f"{folder}/{seed}/clusters.npz", f"{folder}/{seed}/selection.json", seed,
+    ...             f"{folder}/{seed}/score.json", f"{folder}/{seed}/labels.npy", **previous,
+    ...         )
+    ...     best = load_labels(f"{folder}/1/labels.npy")
+    >>> len(state.iterations), state.silhouette == max(state.iterations), best.shape
+    (2, True, (300,))
     """
     seed = check_round_seed(seed)
     candidates, meta = load_clusters(clusters, seed=seed, n_samples=len(X))

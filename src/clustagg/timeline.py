@@ -17,7 +17,14 @@ __all__ = ["PhaseRecord", "Timeline"]
 
 
 class PhaseRecord(TypedDict):
-    """One phase of a run; times in seconds since the run started."""
+    """One phase of a run; times in seconds since the run started.
+
+    Examples
+    --------
+    >>> record: PhaseRecord = {"iteration": 0, "phase": "quantum", "start": 1.0, "end": 3.5, "nodes": 1}
+    >>> record["end"] - record["start"]
+    2.5
+    """
 
     iteration: int
     phase: str
@@ -56,12 +63,34 @@ class Timeline:
         self.records: list[PhaseRecord] = []
 
     def elapsed(self) -> float:
-        """Seconds since :attr:`origin`."""
+        """Seconds since :attr:`origin`.
+
+        Examples
+        --------
+        >>> import time
+        >>> timeline = Timeline(floor=1)
+        >>> time.sleep(0.01)
+        >>> timeline.elapsed() >= 0.01
+        True
+        """
         return time.perf_counter() - self.origin
 
     @contextlib.contextmanager
     def phase(self, iteration: int, name: str, nodes: int) -> Iterator[None]:
-        """Record the enclosed block as ``name`` holding ``nodes`` nodes (also if it raises)."""
+        """Record the enclosed block as ``name`` holding ``nodes`` nodes (also if it raises).
+
+        Examples
+        --------
+        >>> timeline = Timeline(floor=1)
+        >>> try:
+        ...     with timeline.phase(2, "score", nodes=1):
+        ...         raise RuntimeError("killed")
+        ... except RuntimeError:
+        ...     pass
+        >>> record = timeline.records[0]
+        >>> record["iteration"], record["phase"], record["end"] >= record["start"]
+        (2, 'score', True)
+        """
         start = self.elapsed()
         try:
             yield
@@ -83,6 +112,17 @@ class Timeline:
         -------
         float
             Node-seconds.
+
+        Examples
+        --------
+        One node for a 10 s run, plus two extra nodes during a 3 s phase:
+
+        >>> timeline = Timeline(floor=1)
+        >>> timeline.records.append(
+        ...     {"iteration": 0, "phase": "cluster", "start": 1.0, "end": 4.0, "nodes": 3}
+        ... )
+        >>> timeline.node_seconds(wall=10.0)
+        16.0
         """
         extra = sum((r["nodes"] - self.floor) * (r["end"] - r["start"]) for r in self.records)
         return self.floor * wall + extra
