@@ -285,6 +285,7 @@ def color_component(
                 source = "dsatur-exact" if method == "exact" else method
             settled = _settled(len(set(incumbent.values())), lower, context.global_lower, method)
     columns: list[frozenset] = []
+    pricer_stats: dict[str, Any] = {}
     if settled is None and context.lp_share > 0 and core.number_of_nodes() <= EXACT_MAX_NODES:
         _report(context, "lp", incumbent, lower)
         lp = lp_bound(
@@ -295,7 +296,7 @@ def color_component(
             settle=True,
             seed=context.seed,
         )
-        lower, columns = max(lower, lp.bound), lp.columns.sets()
+        lower, columns, pricer_stats = max(lower, lp.bound), lp.columns.sets(), lp.stats
         stats["lp"] = {
             "value": lp.value,
             "bound": lp.bound,
@@ -312,7 +313,7 @@ def color_component(
         return ComponentOutcome(extend_coloring(graph, incumbent, peeled), lower, settled, stats=stats)
     if context.method == "price":
         return _price_core(graph, core, peeled, incumbent, lower, context, stats)
-    tree = _search_core(core, context, lower, incumbent, source, saved_tree, columns)
+    tree = _search_core(core, context, lower, incumbent, source, saved_tree, columns, pricer_stats)
     tree_coloring, tree_lower, stop_reason, tree_stats = tree
     stats.update(tree_stats)
     stopped = stop_reason if stop_reason in STOP_REASONS else None
@@ -458,11 +459,13 @@ def _search_core(
     source: str,
     saved_tree: dict | None,
     columns: list[frozenset],
+    pricer_stats: dict[str, Any],
 ) -> tuple[dict[Hashable, int], int, str, dict[str, Any]]:
     """Run the BBQ-MIS tree on the core; return its colouring, bound, stop reason and statistics.
 
     ``columns`` (independent sets of the core, such as the root LP's) seed the column pool
-    that bounds the tree's nodes by LP, unless ``context.lp_share`` is 0.
+    that bounds the tree's nodes by LP, unless ``context.lp_share`` is 0; ``pricer_stats``
+    (the root LP's) tell the node LPs how long each pricer's calls take.
     """
     nodes = list(core)
     index = {v: i for i, v in enumerate(nodes)}
@@ -471,7 +474,12 @@ def _search_core(
     if context.lp_share > 0:
         seeds = ([index[v] for v in column] for column in columns)
         node_lp = NodeLP(
-            graph, pricers_for(context.sampler), columns=seeds, max_nodes=EXACT_MAX_NODES, seed=context.seed
+            graph,
+            pricers_for(context.sampler),
+            columns=seeds,
+            max_nodes=EXACT_MAX_NODES,
+            seed=context.seed,
+            pricer_stats=pricer_stats,
         )
     search = SearchState(
         graph,

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import networkx as nx
 import numpy as np
@@ -27,7 +27,7 @@ from backends.validation import check_positive_int, check_probability
 
 from ..solver import Stats, new_stats
 from .master import ColumnPool, IndexedGraph, bit_indices
-from .pricing import PricerLike, lp_bound
+from .pricing import Pricer, PricerLike, get_pricer, lp_bound
 
 __all__ = ["NodeLP"]
 
@@ -58,6 +58,11 @@ class NodeLP:
         Residual graphs with more vertices are not bounded by LP.
     seed : int or None
         Seed of the heuristic pricers.
+    pricer_stats : mapping of str to Stats, optional
+        ``calls`` and ``seconds`` per pricer name measured before (the root LP's
+        :attr:`~bbqmis.coloring.pricing.LPBound.stats`): a node's LP uses only the
+        heuristic pricers whose mean call fits in its time box, so one slow call (a
+        24-qubit QAOA circuit on a busy machine) cannot overrun the run's time limit.
 
     Attributes
     ----------
@@ -87,11 +92,16 @@ class NodeLP:
         share: float = 0.25,
         max_nodes: int = 200,
         seed: int | None = None,
+        pricer_stats: Mapping[str, Mapping[str, float]] | None = None,
     ) -> None:
         self.graph = IndexedGraph(
             nx.to_numpy_array(graph, nodelist=range(len(graph)), dtype=bool, weight=None)
         )
-        self.pricers = tuple(pricers)
+        self.pricers = tuple(get_pricer(pricer) for pricer in pricers)
+        self.pricer_time: dict[str, list[float]] = {
+            name: [float(counters.get("seconds", 0.0)), float(counters.get("calls", 0))]
+            for name, counters in (pricer_stats or {}).items()
+        }
         self.share = check_probability(share, "share")
         self.max_nodes = check_positive_int(max_nodes, "max_nodes")
         self.seed = seed
@@ -99,6 +109,23 @@ class NodeLP:
         self.pool.add(columns)
         self.stats: Stats = new_stats(columns_from_tree=0)
         self.improving_columns: dict[str, int] = {}
+
+    def affordable(self, seconds: float) -> tuple[Pricer, ...]:
+        """The heuristic pricers whose mean call so far takes at most ``seconds`` (untried ones too).
+
+        Examples
+        --------
+        >>> slow = {"anneal": {"calls": 2, "seconds": 9.0}}
+        >>> lp = NodeLP(nx.path_graph(3), ("greedy", "anneal"), pricer_stats=slow)
+        >>> [pricer.name for pricer in lp.affordable(1.0)], [pricer.name for pricer in lp.affordable(5.0)]
+        (['greedy'], ['greedy', 'anneal'])
+        """
+        return tuple(
+            pricer
+            for pricer in self.pricers
+            if (spent := self.pricer_time.get(pricer.name)) is None
+            or spent[0] <= seconds * max(spent[1], 1.0)
+        )
 
     def add_classes(self, masks: Iterable[int]) -> None:
         """Add colour classes the tree generated (bitsets over the graph's vertices) as columns.
@@ -165,7 +192,7 @@ class NodeLP:
         result = lp_bound(
             sub,
             [list(bit_indices(mask)) for mask in seeds],
-            self.pricers,
+            self.affordable(stop - start),
             deadline=stop,
             quick=False,
             settle=True,
@@ -179,6 +206,9 @@ class NodeLP:
         self.stats["seconds"] += time.perf_counter() - start
         for name, counters in result.stats.items():
             if name != "master":
+                spent = self.pricer_time.setdefault(name, [0.0, 0.0])
+                spent[0] += float(counters.get("seconds", 0.0))
+                spent[1] += float(counters.get("calls", 0))
                 self.improving_columns[name] = self.improving_columns.get(name, 0) + int(
                     counters.get("improving_columns", 0)
                 )

@@ -143,3 +143,14 @@ def test_lp_share_zero_turns_node_lps_off():
     graph = nx.convert_node_labels_to_integers(nx.mycielski_graph(4))
     result = color_graph(graph, "exact", exact_share=0.0, lp_share=0.0, seed=0)
     assert result.num_colors == 4 and result.optimal and result.stats["node_lp"]["nodes"] == 0
+
+
+def test_a_pricer_slower_than_the_node_time_box_is_left_out_and_timed_when_used():
+    graph = nx.petersen_graph()
+    full = (1 << 10) - 1
+    slow = NodeLP(graph, ("anneal",), seed=0, pricer_stats={"anneal": {"calls": 1, "seconds": 60.0}})
+    assert slow.bound(full, 0, 0, 3, elapsed=100.0, deadline=later()) == 3  # the exact pricer alone
+    assert "anneal" not in slow.improving_columns and slow.pricer_time["anneal"] == [60.0, 1.0]
+    fast = NodeLP(graph, ("anneal",), seed=0)
+    assert fast.bound(full, 0, 0, 3, elapsed=100.0, deadline=later()) == 3
+    assert fast.pricer_time["anneal"][1] >= 1 and fast.improving_columns["anneal"] >= 1
