@@ -62,12 +62,13 @@ def publish(name: str, port: str) -> None:
     Examples
     --------
     >>> import os, tempfile
+    >>> from unittest import mock
     >>> folder = tempfile.TemporaryDirectory()
-    >>> os.environ[PORT_DIR_VARIABLE] = folder.name  # port files, not MPI's name service
-    >>> publish("qpu", "tag#0$port#4242$")
+    >>> with mock.patch.dict(os.environ, {PORT_DIR_VARIABLE: folder.name}):  # port files, not MPI's
+    ...     publish("qpu", "tag#0$port#4242$")
     >>> (Path(folder.name) / "qpu.port").read_text()
     'tag#0$port#4242$'
-    >>> del os.environ[PORT_DIR_VARIABLE]; folder.cleanup()
+    >>> folder.cleanup()
     """
     path = _port_file(name)
     if path is None:
@@ -87,13 +88,15 @@ def unpublish(name: str, port: str) -> None:
     Examples
     --------
     >>> import os, tempfile
+    >>> from unittest import mock
     >>> folder = tempfile.TemporaryDirectory()
-    >>> os.environ[PORT_DIR_VARIABLE] = folder.name  # port files, not MPI's name service
-    >>> publish("qpu", "tag#0$port#4242$")
-    >>> unpublish("qpu", "tag#0$port#4242$"); unpublish("qpu", "tag#0$port#4242$")
-    >>> sorted(os.listdir(folder.name))
+    >>> with mock.patch.dict(os.environ, {PORT_DIR_VARIABLE: folder.name}):  # port files, not MPI's
+    ...     publish("qpu", "tag#0$port#4242$")
+    ...     unpublish("qpu", "tag#0$port#4242$")
+    ...     unpublish("qpu", "tag#0$port#4242$")
+    >>> os.listdir(folder.name)
     []
-    >>> del os.environ[PORT_DIR_VARIABLE]; folder.cleanup()
+    >>> folder.cleanup()
     """
     path = _port_file(name)
     if path is None:
@@ -118,16 +121,18 @@ def lookup(name: str, timeout: float, poll: float = 0.1) -> str:
     Examples
     --------
     >>> import os, tempfile
+    >>> from unittest import mock
     >>> folder = tempfile.TemporaryDirectory()
-    >>> os.environ[PORT_DIR_VARIABLE] = folder.name  # port files, not MPI's name service
-    >>> publish("qpu", "tag#0$port#4242$")
-    >>> lookup("qpu", timeout=1.0)
-    'tag#0$port#4242$'
-    >>> lookup("other", timeout=0.0)  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    backends.errors.BackendConnectionError: no MPI quantum service named 'other' found in ... within 0 s
-    >>> del os.environ[PORT_DIR_VARIABLE]; folder.cleanup()
+    >>> with mock.patch.dict(os.environ, {PORT_DIR_VARIABLE: folder.name}):  # port files, not MPI's
+    ...     publish("qpu", "tag#0$port#4242$")
+    ...     print(lookup("qpu", timeout=1.0))
+    ...     try:
+    ...         lookup("other", timeout=0.0)
+    ...     except BackendConnectionError as error:
+    ...         print(error)  # doctest: +ELLIPSIS
+    tag#0$port#4242$
+    no MPI quantum service named 'other' found in .../other.port within 0 s
+    >>> folder.cleanup()
     """
     path = _port_file(name)
     deadline = time.monotonic() + timeout
