@@ -379,7 +379,6 @@ class VQPUService:
 
         Examples
         --------
-        >>> from backends.vqpu.accounting import Quotas
         >>> import tempfile
         >>> from pathlib import Path
         >>> from backends.null import NullBackend
