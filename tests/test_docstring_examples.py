@@ -90,6 +90,27 @@ COVERED_MODULES = [
     "clustagg.solvers",
     "clustagg.steps",
     "clustagg.timeline",
+    # vqpu and the MPI service
+    "backends.null",
+    "backends.vqpu.accounting",
+    "backends.vqpu.api",
+    "backends.vqpu.client",
+    "backends.vqpu.executor",
+    "backends.vqpu.limits",
+    "backends.vqpu.metrics",
+    "backends.vqpu.policies",
+    "backends.vqpu.report",
+    "backends.vqpu.sandbox",
+    "backends.vqpu.server",
+    "backends.vqpu.service",
+    "backends.vqpu.store",
+    "backends.vqpu.tokens",
+    "backends.vqpu.wire",
+    "backends.mpi_service",
+    "backends.mpi_service.client",
+    "backends.mpi_service.names",
+    "backends.mpi_service.protocol",
+    "backends.mpi_service.service",
 ]
 
 #: A numpydoc ``Examples`` heading followed, somewhere in its section, by a doctest prompt.

@@ -37,7 +37,13 @@ DEFAULT_QUBITS = 64
 
 @dataclass(frozen=True)
 class NullDevice:
-    """A device that only has a width; nothing is transpiled for it."""
+    """A device that only has a width; nothing is transpiled for it.
+
+    Examples
+    --------
+    >>> NullBackend(width=5).device.num_qubits
+    5
+    """
 
     name: str
     num_qubits: int
@@ -53,6 +59,15 @@ class NullBackend(BaseBackend):
     **options
         ``name`` (default ``"null"``), ``num_qubits`` (a cap, at most ``width``),
         ``sleep_factor``, ``seed``, ``label`` of :class:`~backends.base.BaseBackend`.
+
+    Examples
+    --------
+    >>> from qiskit import QuantumCircuit
+    >>> circuit = QuantumCircuit(2, 2)
+    >>> _ = circuit.measure([0, 1], [0, 1])
+    >>> counts = NullBackend(width=2, seed=3).run(circuit, shots=50)[0]
+    >>> sum(counts.values()), set(counts) <= {"00", "01", "10", "11"}
+    (50, True)
     """
 
     def __init__(self, *, width: int = DEFAULT_QUBITS, **options: Any) -> None:
@@ -122,6 +137,16 @@ def from_spec(argument: str, /, *, name: str, **options: Any) -> NullBackend:
     ------
     UnknownBackendError
         If ``argument`` is not empty and not a positive integer.
+
+    Examples
+    --------
+    >>> backend = from_spec("8", name="null:8")
+    >>> backend.name, backend.device.num_qubits
+    ('null:8', 8)
+    >>> from_spec("zero", name="null:zero")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    backends.errors.UnknownBackendError: bad null spec 'null:zero': ...
     """
     if argument == "":
         width = DEFAULT_QUBITS

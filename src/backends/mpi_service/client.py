@@ -67,6 +67,18 @@ class PendingRun:
         The non-blocking receive of the service's :class:`~backends.mpi_service.protocol.Reply`.
     service : str
         Backend name, for error messages.
+
+    Examples
+    --------
+    >>> from backends.mpi_service.protocol import Reply
+    >>> class Arrived:  # stands in for an mpi4py request whose reply has arrived
+    ...     def __init__(self, reply):
+    ...         self.reply = reply
+    ...     def test(self):
+    ...         return True, self.reply
+    >>> pending = PendingRun(Arrived(Reply([{"1": 100}], 5.0, 5.5)), "mpi:qpu")
+    >>> pending.done(), pending.result().counts, pending.result().window
+    (True, [{'1': 100}], (5.0, 5.5))
     """
 
     def __init__(self, request: MPI.Request, service: str) -> None:
@@ -75,7 +87,16 @@ class PendingRun:
         self._reply: protocol.Reply | None = None
 
     def done(self) -> bool:
-        """Whether the reply has arrived (never blocks)."""
+        """Whether the reply has arrived (never blocks).
+
+        Examples
+        --------
+        >>> class NotYet:  # stands in for an mpi4py request still waiting for its reply
+        ...     def test(self):
+        ...         return False, None
+        >>> PendingRun(NotYet(), "mpi:qpu").done()
+        False
+        """
         if self._reply is None:
             done, message = self._request.test()
             if done:
@@ -89,6 +110,21 @@ class PendingRun:
         ------
         BackendError
             If the service's backend refused or failed the batch.
+
+        Examples
+        --------
+        >>> from backends.mpi_service.protocol import Reply
+        >>> class Arrived:  # stands in for an mpi4py request whose reply has arrived
+        ...     def __init__(self, reply):
+        ...         self.reply = reply
+        ...     def test(self):
+        ...         return True, self.reply
+        >>> PendingRun(Arrived(Reply([{"0": 10}], 1.0, 2.0)), "mpi:qpu").result().counts
+        [{'0': 10}]
+        >>> PendingRun(Arrived(Reply([], 1.0, 1.0, "ValueError: bad shots")), "mpi:qpu").result()
+        Traceback (most recent call last):
+        ...
+        backends.errors.BackendError: MPI quantum service 'mpi:qpu' failed the batch: ValueError: bad shots
         """
         if self._reply is None:
             self._reply = wait(self._request)
@@ -132,6 +168,21 @@ class MPIServiceBackend(BaseBackend):
         If ``target`` is malformed, or names this process's own rank.
     BackendConnectionError
         If no service is published under the name within ``timeout``.
+
+    Examples
+    --------
+    The spec is checked before MPI is touched:
+
+    >>> MPIServiceBackend("world:last")
+    Traceback (most recent call last):
+    ...
+    backends.errors.InvalidParameterError: spec 'mpi:world:RANK' needs RANK >= 0, got 'last'
+
+    Connecting needs a running service (``python -m backends.mpi_service serve --name qpu``):
+
+    >>> backend = MPIServiceBackend("qpu", timeout=30.0)  # doctest: +SKIP
+    >>> backend.device.name, backend.num_qubits  # doctest: +SKIP
+    ('aer', 30)
     """
 
     def __init__(self, target: str, /, *, name: str | None = None, timeout: float = 60.0, **options: Any):
@@ -184,6 +235,15 @@ class MPIServiceBackend(BaseBackend):
             On bad input (nothing is sent).
         BackendError
             If the backend is closed.
+
+        Examples
+        --------
+        >>> from qiskit import QuantumCircuit
+        >>> circuit = QuantumCircuit(1, 1); _ = circuit.x(0); _ = circuit.measure(0, 0)
+        >>> backend = MPIServiceBackend("qpu")  # doctest: +SKIP
+        >>> pending = backend.submit([circuit], shots=100, seed=1)  # doctest: +SKIP
+        >>> pending.result().counts  # doctest: +SKIP
+        [{'1': 100}]
         """
         batch = check_circuits(circuits)
         check_width(batch, self.num_qubits, self.name)
@@ -209,6 +269,13 @@ class MPIServiceBackend(BaseBackend):
         ----------
         shutdown : bool, default=False
             Stop the service for every client, not only this connection.
+
+        Examples
+        --------
+        >>> backend = MPIServiceBackend("qpu")  # doctest: +SKIP
+        >>> backend.close(shutdown=True); backend.close()  # doctest: +SKIP
+        >>> MPIServiceBackend.close.__kwdefaults__
+        {'shutdown': False}
         """
         if not self._open:
             return

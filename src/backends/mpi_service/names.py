@@ -32,6 +32,15 @@ def check_name(name: str) -> str:
     ------
     InvalidParameterError
         Otherwise.
+
+    Examples
+    --------
+    >>> check_name("qpu-1.a")
+    'qpu-1.a'
+    >>> check_name("-qpu")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    backends.errors.InvalidParameterError: service name must be 1 to 64 letters, ... got '-qpu'
     """
     if not isinstance(name, str) or not _NAME.fullmatch(name):
         raise InvalidParameterError(
@@ -48,7 +57,19 @@ def _port_file(name: str) -> Path | None:
 
 
 def publish(name: str, port: str) -> None:
-    """Make ``port`` findable under ``name`` (port file, or ``MPI.Publish_name``)."""
+    """Make ``port`` findable under ``name`` (port file, or ``MPI.Publish_name``).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from unittest import mock
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> with mock.patch.dict(os.environ, {PORT_DIR_VARIABLE: folder.name}):  # port files, not MPI's
+    ...     publish("qpu", "tag#0$port#4242$")
+    >>> (Path(folder.name) / "qpu.port").read_text()
+    'tag#0$port#4242$'
+    >>> folder.cleanup()
+    """
     path = _port_file(name)
     if path is None:
         from mpi4py import MPI
@@ -62,7 +83,21 @@ def publish(name: str, port: str) -> None:
 
 
 def unpublish(name: str, port: str) -> None:
-    """Undo :func:`publish` (a missing entry is not an error)."""
+    """Undo :func:`publish` (a missing entry is not an error).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from unittest import mock
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> with mock.patch.dict(os.environ, {PORT_DIR_VARIABLE: folder.name}):  # port files, not MPI's
+    ...     publish("qpu", "tag#0$port#4242$")
+    ...     unpublish("qpu", "tag#0$port#4242$")
+    ...     unpublish("qpu", "tag#0$port#4242$")
+    >>> os.listdir(folder.name)
+    []
+    >>> folder.cleanup()
+    """
     path = _port_file(name)
     if path is None:
         from mpi4py import MPI
@@ -82,6 +117,22 @@ def lookup(name: str, timeout: float, poll: float = 0.1) -> str:
     ------
     BackendConnectionError
         If no port is published under ``name`` within ``timeout``.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from unittest import mock
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> with mock.patch.dict(os.environ, {PORT_DIR_VARIABLE: folder.name}):  # port files, not MPI's
+    ...     publish("qpu", "tag#0$port#4242$")
+    ...     print(lookup("qpu", timeout=1.0))
+    ...     try:
+    ...         lookup("other", timeout=0.0)
+    ...     except BackendConnectionError as error:
+    ...         print(error)  # doctest: +ELLIPSIS
+    tag#0$port#4242$
+    no MPI quantum service named 'other' found in .../other.port within 0 s
+    >>> folder.cleanup()
     """
     path = _port_file(name)
     deadline = time.monotonic() + timeout

@@ -40,6 +40,13 @@ class Reply(NamedTuple):
         latency, if any).
     error : str or None
         ``"<ExceptionType>: <message>"`` when the backend refused or failed the batch.
+
+    Examples
+    --------
+    >>> import pickle
+    >>> reply = Reply([{"00": 60, "11": 40}], started=100.0, ended=100.25)
+    >>> pickle.loads(pickle.dumps(reply)) == reply, reply.ended - reply.started, reply.error
+    (True, 0.25, None)
     """
 
     counts: list[dict[str, int]]

@@ -51,6 +51,12 @@ class ServiceStats:
         Seconds from the start of :func:`serve` to its end.
     stopped : str
         ``"goodbye"`` (every expected client left) or ``"shutdown"`` (a client stopped it).
+
+    Examples
+    --------
+    >>> stats = ServiceStats(clients=2, requests=10, circuits=40, busy_seconds=3.0, wall_seconds=12.0)
+    >>> round(1 - stats.busy_seconds / stats.wall_seconds, 2)  # the QPU's idle fraction
+    0.75
     """
 
     clients: int = 0
@@ -61,7 +67,17 @@ class ServiceStats:
     stopped: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        """Plain-dict form with the attribute names as keys."""
+        """Plain-dict form with the attribute names as keys.
+
+        Examples
+        --------
+        >>> import json
+        >>> data = ServiceStats(clients=1, stopped="goodbye").to_json()
+        >>> list(data), data["stopped"]
+        (['clients', 'requests', 'circuits', 'busy_seconds', 'wall_seconds', 'stopped'], 'goodbye')
+        >>> json.loads(json.dumps(data)) == data
+        True
+        """
         return asdict(self)
 
 
@@ -154,6 +170,18 @@ def serve(
     ------
     InvalidParameterError
         If ``name``, ``clients`` or ``latency`` is invalid.
+
+    Examples
+    --------
+    On the quantum component of a heterogeneous job (clients connect with ``mpi:qpu``):
+
+    >>> from backends import get_backend
+    >>> backend = get_backend("null:8", seed=1)
+    >>> stats = serve(backend, name="qpu", clients=2, log=print)  # doctest: +SKIP
+    serving null:8 as 'qpu'
+    stopped (goodbye) after 4 requests
+    >>> stats.stopped, stats.clients  # doctest: +SKIP
+    ('goodbye', 2)
     """
     from mpi4py import MPI
 

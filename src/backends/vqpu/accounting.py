@@ -52,6 +52,11 @@ class Usage:
         Server CPU seconds spent decoding and transpiling, not on the device.
     queue_seconds : float
         Seconds the batches waited in the queue, summed.
+
+    Examples
+    --------
+    >>> Usage(batches=2, quantum_seconds=0.5).shots
+    0
     """
 
     batches: int = 0
@@ -62,13 +67,31 @@ class Usage:
     queue_seconds: float = 0.0
 
     def add(self, other: Usage) -> None:
-        """Add ``other`` to this usage, field by field."""
+        """Add ``other`` to this usage, field by field.
+
+        Examples
+        --------
+        >>> total = Usage(1, 2, 200, 0.5, 0.1, 1.0)
+        >>> total.add(Usage(1, 1, 100, 0.25, 0.0, 2.0))
+        >>> total.batches, total.circuits, total.shots, total.quantum_seconds, total.queue_seconds
+        (2, 3, 300, 0.75, 3.0)
+        """
         for field in fields(self):
             setattr(self, field.name, getattr(self, field.name) + getattr(other, field.name))
 
 
 def usage_of(batch: Batch) -> Usage:
-    """The usage of one stored batch (zero if it never started)."""
+    """The usage of one stored batch (zero if it never started).
+
+    Examples
+    --------
+    >>> from backends.vqpu.store import Batch
+    >>> done = Batch(1, "j", "k", 2, 3, 100, None, "done", 10.0, 12.0, 13.0, 0.5, 1, None, None, 0)
+    >>> usage_of(done)
+    Usage(batches=1, circuits=2, shots=200, quantum_seconds=0.5, transpile_seconds=0.0, queue_seconds=2.0)
+    >>> usage_of(Batch(2, "j", "l", 2, 3, 100, None, "queued", 10.0, None, None, None, 0, None, None, 0))
+    Usage(batches=0, circuits=0, shots=0, quantum_seconds=0.0, transpile_seconds=0.0, queue_seconds=0.0)
+    """
     if batch.started is None:
         return Usage()
     done = batch.status == "done"
@@ -86,6 +109,18 @@ def usage_by(batches: Iterable[Batch], key: Callable[[Batch], str]) -> dict[str,
     """Sum the usage of ``batches`` per ``key(batch)`` (e.g. job or user), sorted by key.
 
     Batches that never started count with zero usage, so every key appears.
+
+    Examples
+    --------
+    >>> from backends.vqpu.store import Batch
+    >>> batches = [
+    ...     Batch(1, "j1", "a", 1, 2, 10, None, "done", 0.0, 1.0, 2.0, 0.5, 1, None, None, 0, "bob"),
+    ...     Batch(2, "j2", "a", 1, 2, 10, None, "done", 0.0, 2.0, 3.0, 0.25, 1, None, None, 0, "bob"),
+    ...     Batch(3, "j3", "a", 1, 2, 10, None, "queued", 0.0, None, None, None, 0, None, None, 0, "al"),
+    ... ]
+    >>> by_user = usage_by(batches, lambda batch: batch.user)
+    >>> {user: (u.batches, u.shots, u.quantum_seconds) for user, u in by_user.items()}
+    {'al': (0, 0, 0.0), 'bob': (2, 20, 0.75)}
     """
     totals: dict[str, Usage] = {}
     for batch in batches:
@@ -101,6 +136,13 @@ class Ledger:
     batches : iterable of Batch, optional
         Batches already stored (a restarted server keeps billing where it stopped);
         only finished ones are charged, unfinished ones are charged when they finish.
+
+    Examples
+    --------
+    >>> from backends.vqpu.store import Batch
+    >>> stored = [Batch(1, "j", "k", 1, 2, 10, None, "done", 0.0, 1.0, 2.0, 0.5, 1, None, None, 0, "al")]
+    >>> Ledger(stored).quantum_seconds(Caller("j", "al"))
+    (0.5, 0.5)
     """
 
     def __init__(self, batches: Iterable[Batch] = ()) -> None:
@@ -112,19 +154,47 @@ class Ledger:
                 self.charge(Caller(batch.job, batch.user), usage_of(batch))
 
     def charge(self, caller: Caller, usage: Usage) -> None:
-        """Add ``usage`` to the job and the user of ``caller``."""
+        """Add ``usage`` to the job and the user of ``caller``.
+
+        Examples
+        --------
+        >>> ledger = Ledger()
+        >>> ledger.charge(Caller("j1", "al"), Usage(1, 1, 10, 0.5, 0.0, 0.0))
+        >>> ledger.charge(Caller("j2", "al"), Usage(1, 1, 10, 0.25, 0.0, 0.0))
+        >>> ledger.jobs["j1"].batches, ledger.users["al"].batches
+        (1, 2)
+        """
         with self._lock:
             self.jobs.setdefault(caller.job, Usage()).add(usage)
             self.users.setdefault(caller.user, Usage()).add(usage)
 
     def quantum_seconds(self, caller: Caller) -> tuple[float, float]:
-        """Quantum seconds used so far by the job and by the user of ``caller``."""
+        """Quantum seconds used so far by the job and by the user of ``caller``.
+
+        Examples
+        --------
+        >>> ledger = Ledger()
+        >>> ledger.charge(Caller("j1", "al"), Usage(quantum_seconds=0.5))
+        >>> ledger.charge(Caller("j2", "al"), Usage(quantum_seconds=0.25))
+        >>> ledger.quantum_seconds(Caller("j2", "al")), ledger.quantum_seconds(Caller("j3", "bo"))
+        ((0.25, 0.75), (0.0, 0.0))
+        """
         with self._lock:
             job, user = self.jobs.get(caller.job), self.users.get(caller.user)
             return (job.quantum_seconds if job else 0.0, user.quantum_seconds if user else 0.0)
 
     def snapshot(self) -> tuple[dict[str, Usage], dict[str, Usage]]:
-        """Copies of the usage per job and per user."""
+        """Copies of the usage per job and per user.
+
+        Examples
+        --------
+        >>> ledger = Ledger()
+        >>> ledger.charge(Caller("j1", "al"), Usage(batches=1))
+        >>> jobs, users = ledger.snapshot()
+        >>> jobs["j1"].batches = 99  # a copy: the ledger is unchanged
+        >>> ledger.jobs["j1"].batches, sorted(users)
+        (1, ['al'])
+        """
         with self._lock:
             copy = {name: Usage(**vars(usage)) for name, usage in self.jobs.items()}
             return copy, {name: Usage(**vars(usage)) for name, usage in self.users.items()}
@@ -148,6 +218,15 @@ class Quotas:
     ------
     InvalidParameterError
         If a quota is negative.
+
+    Examples
+    --------
+    >>> Quotas(user_seconds=60.0).job_seconds is None
+    True
+    >>> Quotas(job_seconds=-1.0)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    backends.errors.InvalidParameterError: ...job_seconds...
     """
 
     job_seconds: float | None = None
@@ -159,7 +238,19 @@ class Quotas:
                 check_nonnegative(value, name)
 
     def refusal(self, caller: Caller, ledger: Ledger) -> str | None:
-        """The reason to refuse a batch of ``caller``, or None if its quotas allow it."""
+        """The reason to refuse a batch of ``caller``, or None if its quotas allow it.
+
+        Examples
+        --------
+        >>> ledger = Ledger()
+        >>> ledger.charge(Caller("j1", "al"), Usage(quantum_seconds=3.0))
+        >>> quotas = Quotas(user_seconds=5.0)
+        >>> quotas.refusal(Caller("j2", "al"), ledger) is None
+        True
+        >>> ledger.charge(Caller("j2", "al"), Usage(quantum_seconds=2.0))
+        >>> quotas.refusal(Caller("j3", "al"), ledger)
+        "user 'al' used 5 quantum seconds, the quota is 5 s"
+        """
         job_used, user_used = ledger.quantum_seconds(caller)
         if self.job_seconds is not None and job_used >= self.job_seconds:
             return (

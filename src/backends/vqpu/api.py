@@ -22,7 +22,16 @@ __all__ = ["QuotaExceededError", "VQPURejectedError", "VQPUSession"]
 
 
 class VQPURejectedError(BackendError):
-    """The server refused a request (4xx); ``status`` and ``code`` say why."""
+    """The server refused a request (4xx); ``status`` and ``code`` say why.
+
+    Examples
+    --------
+    >>> error = VQPURejectedError(413, "payload_too_large", "body of 9 MiB, limit 8 MiB")
+    >>> error.status, error.code
+    (413, 'payload_too_large')
+    >>> str(error)
+    'vQPU server refused the request (413 payload_too_large): body of 9 MiB, limit 8 MiB'
+    """
 
     def __init__(self, status: int, code: str, detail: str) -> None:
         super().__init__(f"vQPU server refused the request ({status} {code}): {detail}")
@@ -30,7 +39,14 @@ class VQPURejectedError(BackendError):
 
 
 class QuotaExceededError(VQPURejectedError):
-    """The job or its user has used its quota of quantum seconds (403 ``quota_exceeded``)."""
+    """The job or its user has used its quota of quantum seconds (403 ``quota_exceeded``).
+
+    Examples
+    --------
+    >>> error = QuotaExceededError(403, "quota_exceeded", "job 'j' used 12 quantum seconds")
+    >>> isinstance(error, VQPURejectedError), error.detail
+    (True, "job 'j' used 12 quantum seconds")
+    """
 
 
 class VQPUSession:
@@ -53,6 +69,21 @@ class VQPUSession:
         First retry delay in seconds, doubled after every failure up to 2 s.
     poll : float
         Long-poll length in seconds while waiting for a result.
+
+    Examples
+    --------
+    Making a session sends nothing; the first request does:
+
+    >>> session = VQPUSession("http://127.0.0.1:8765/", token="tok-a", job="job-a", deadline=5.0)
+    >>> session.url, session.deadline
+    ('http://127.0.0.1:8765', 5.0)
+    >>> session.health()["num_qubits"]  # doctest: +SKIP
+    20
+    >>> session.close()
+    >>> VQPUSession("127.0.0.1:8765")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    backends.errors.InvalidParameterError: The 'url' parameter must start with http:// or https://...
     """
 
     def __init__(
@@ -80,7 +111,14 @@ class VQPUSession:
         self._http = httpx.Client(base_url=self.url, headers=headers, timeout=timeout)
 
     def close(self) -> None:
-        """Close the connection pool; safe to call twice."""
+        """Close the connection pool; safe to call twice.
+
+        Examples
+        --------
+        >>> with VQPUSession("http://127.0.0.1:8765") as session:  # closed on leaving
+        ...     pass
+        >>> session.close()
+        """
         self._http.close()
 
     def __enter__(self) -> VQPUSession:
@@ -98,6 +136,19 @@ class VQPUSession:
             On a 4xx answer.
         BackendConnectionError
             When the server stays unreachable or failing until the deadline.
+
+        Examples
+        --------
+        >>> import socket
+        >>> with socket.socket() as probe:  # a free port: nothing listens there
+        ...     probe.bind(("127.0.0.1", 0))
+        ...     port = probe.getsockname()[1]
+        >>> session = VQPUSession(f"http://127.0.0.1:{port}", deadline=0.0)
+        >>> session.request("GET", "/health")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        backends.errors.BackendConnectionError: vQPU server http://127.0.0.1:... failed for 0 s: ...
+        >>> session.close()
         """
         give_up = time.monotonic() + self.deadline
         delay = self.backoff
@@ -123,22 +174,60 @@ class VQPUSession:
             delay = min(2 * delay, 2.0)
 
     def health(self) -> dict[str, Any]:
-        """``GET /health``: backend name, ``num_qubits`` and limits."""
+        """``GET /health``: backend name, ``num_qubits`` and limits.
+
+        Examples
+        --------
+        >>> session = VQPUSession("http://127.0.0.1:8765")
+        >>> session.health()  # doctest: +SKIP
+        {'backend': 'aer', 'num_qubits': 20, 'limits': {'max_circuits': 1000, ...}, ...}
+        >>> session.close()
+        """
         return self.request("GET", "/health")
 
     def status(self) -> dict[str, Any]:
-        """``GET /status``: queue length, busy seconds, occupancy, batches done."""
+        """``GET /status``: queue length, busy seconds, occupancy, batches done.
+
+        Examples
+        --------
+        >>> session = VQPUSession("http://127.0.0.1:8765")
+        >>> session.status()["queue_length"]  # doctest: +SKIP
+        0
+        >>> session.close()
+        """
         return self.request("GET", "/status")
 
     def submit(
         self, circuits: str, shots: int, seed: int | None = None, key: str | None = None
     ) -> dict[str, Any]:
-        """Submit base64 QPY ``circuits``; return the accepted batch (``id``, ``status``, ``submitted``)."""
+        """Submit base64 QPY ``circuits``; return the accepted batch (``id``, ``status``, ``submitted``).
+
+        The same ``key`` sent again returns the batch already accepted, so a retried
+        submission runs once.
+
+        Examples
+        --------
+        >>> from qiskit import QuantumCircuit
+        >>> from backends.vqpu.wire import encode_circuits
+        >>> circuit = QuantumCircuit(1, 1); _ = circuit.measure(0, 0)
+        >>> session = VQPUSession("http://127.0.0.1:8765")
+        >>> session.submit(encode_circuits([circuit]), shots=100, key="k1")["status"]  # doctest: +SKIP
+        'queued'
+        >>> session.close()
+        """
         body = {"key": key or uuid.uuid4().hex, "circuits": circuits, "shots": shots, "seed": seed}
         return self.request("POST", "/batches", json=body)
 
     def result(self, batch_id: int) -> dict[str, Any]:
-        """Long-poll a batch until it is ``done`` or ``failed`` and return it."""
+        """Long-poll a batch until it is ``done`` or ``failed`` and return it.
+
+        Examples
+        --------
+        >>> session = VQPUSession("http://127.0.0.1:8765")
+        >>> session.result(1)["counts"]  # doctest: +SKIP
+        [{'0': 100}]
+        >>> session.close()
+        """
         while True:
             batch = self.request(
                 "GET",
@@ -156,6 +245,16 @@ class VQPUSession:
         ------
         BackendError
             If the execution failed on the server.
+
+        Examples
+        --------
+        >>> from qiskit import QuantumCircuit
+        >>> from backends.vqpu.wire import encode_circuits
+        >>> circuit = QuantumCircuit(1, 1); _ = circuit.x(0); _ = circuit.measure(0, 0)
+        >>> session = VQPUSession("http://127.0.0.1:8765")
+        >>> session.execute(encode_circuits([circuit]), shots=100, seed=1)["counts"]  # doctest: +SKIP
+        [{'1': 100}]
+        >>> session.close()
         """
         body = {"key": uuid.uuid4().hex, "circuits": circuits, "shots": shots, "seed": seed}
         # submit and wait in one round trip; a server that ignores ``wait`` answers at once

@@ -28,7 +28,13 @@ __all__ = ["RemoteDevice", "VQPUBackend"]
 
 @dataclass(frozen=True)
 class RemoteDevice:
-    """The physical device behind a vQPU server, as its ``/health`` reports it."""
+    """The physical device behind a vQPU server, as its ``/health`` reports it.
+
+    Examples
+    --------
+    >>> RemoteDevice("aer", 20).num_qubits
+    20
+    """
 
     name: str
     num_qubits: int
@@ -71,6 +77,16 @@ class VQPUBackend(BaseBackend):
         If the server cannot be reached within ``deadline``.
     backends.vqpu.api.VQPURejectedError
         If the server refuses the token.
+
+    Examples
+    --------
+    >>> backend = VQPUBackend("http://127.0.0.1:8765", token="tok-a")  # doctest: +SKIP
+    >>> backend.device.num_qubits  # doctest: +SKIP
+    20
+    >>> VQPUBackend("127.0.0.1:8765")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    backends.errors.UnknownBackendError: bad vqpu spec '127.0.0.1:8765': The 'url' parameter must start ...
     """
 
     def __init__(

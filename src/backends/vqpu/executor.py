@@ -64,6 +64,26 @@ class BatchExecutor:
     ------
     InvalidParameterError
         If ``latency`` is negative.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from qiskit import QuantumCircuit
+    >>> from backends.null import NullBackend
+    >>> from backends.vqpu.store import Store
+    >>> from backends.vqpu.wire import encode_circuits
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> store = Store(Path(folder.name) / "vqpu.db")
+    >>> circuit = QuantumCircuit(2, 2); _ = circuit.measure([0, 1], [0, 1])
+    >>> batch, _ = store.accept(job="j", user="u", key="k", payload=encode_circuits([circuit]).encode(),
+    ...                         circuits=1, qubits=2, shots=100, seed=1, submitted=0.0)
+    >>> executor = BatchExecutor(NullBackend(seed=1), store)
+    >>> executor.run_batch(batch.id)
+    >>> done = store.get(batch.id)
+    >>> done.status, sum(done.counts[0].values()), executor.ledger.jobs["j"].shots
+    ('done', 100, 100)
+    >>> store.close(); folder.cleanup()
     """
 
     def __init__(
@@ -89,18 +109,86 @@ class BatchExecutor:
         self._thread: threading.Thread | None = None
 
     def start(self) -> None:
-        """Re-queue the batches a dead server left running, then start the executor thread."""
+        """Re-queue the batches a dead server left running, then start the executor thread.
+
+        Examples
+        --------
+        >>> import threading
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> from qiskit import QuantumCircuit
+        >>> from backends.null import NullBackend
+        >>> from backends.vqpu.store import Store
+        >>> from backends.vqpu.wire import encode_circuits
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> store = Store(Path(folder.name) / "vqpu.db")
+        >>> circuit = QuantumCircuit(2, 2); _ = circuit.measure([0, 1], [0, 1])
+        >>> batch, _ = store.accept(job="j", user="u", key="k", payload=encode_circuits([circuit]).encode(),
+        ...                         circuits=1, qubits=2, shots=100, seed=1, submitted=0.0)
+        >>> finished = threading.Event()
+        >>> executor = BatchExecutor(NullBackend(seed=1), store, on_finish=lambda _: finished.set())
+        >>> executor.start(); executor.wake()
+        >>> finished.wait(30), store.get(batch.id).status
+        (True, 'done')
+        >>> executor.stop()
+        >>> store.close(); folder.cleanup()
+        """
         if requeued := self.store.requeue_interrupted():
             log.warning("re-queued %d batches interrupted by the previous server", requeued)
         self._thread = threading.Thread(target=self._loop, name="vqpu-executor", daemon=True)
         self._thread.start()
 
     def wake(self) -> None:
-        """Tell the executor that a batch was queued."""
+        """Tell the executor that a batch was queued.
+
+        Examples
+        --------
+        >>> import threading
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> from qiskit import QuantumCircuit
+        >>> from backends.null import NullBackend
+        >>> from backends.vqpu.store import Store
+        >>> from backends.vqpu.wire import encode_circuits
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> store = Store(Path(folder.name) / "vqpu.db")
+        >>> circuit = QuantumCircuit(2, 2); _ = circuit.measure([0, 1], [0, 1])
+        >>> batch, _ = store.accept(job="j", user="u", key="k", payload=encode_circuits([circuit]).encode(),
+        ...                         circuits=1, qubits=2, shots=100, seed=1, submitted=0.0)
+        >>> finished = threading.Event()
+        >>> executor = BatchExecutor(NullBackend(seed=1), store, on_finish=lambda _: finished.set())
+        >>> executor.start()
+        >>> executor.wake()  # runs the queued batch without waiting for the idle poll
+        >>> finished.wait(30)
+        True
+        >>> executor.stop()
+        >>> store.close(); folder.cleanup()
+        """
         self._wake.set()
 
     def stop(self) -> None:
-        """Let the running batch finish and stop the thread; safe to call twice."""
+        """Let the running batch finish and stop the thread; safe to call twice.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> from qiskit import QuantumCircuit
+        >>> from backends.null import NullBackend
+        >>> from backends.vqpu.store import Store
+        >>> from backends.vqpu.wire import encode_circuits
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> store = Store(Path(folder.name) / "vqpu.db")
+        >>> circuit = QuantumCircuit(2, 2); _ = circuit.measure([0, 1], [0, 1])
+        >>> batch, _ = store.accept(job="j", user="u", key="k", payload=encode_circuits([circuit]).encode(),
+        ...                         circuits=1, qubits=2, shots=100, seed=1, submitted=0.0)
+        >>> executor = BatchExecutor(NullBackend(seed=1), store)
+        >>> executor.start()
+        >>> executor.stop(); executor.stop()
+        >>> "running" in store.status_counts()  # a batch it had started is finished
+        False
+        >>> store.close(); folder.cleanup()
+        """
         self._stop.set()
         self._wake.set()
         if self._thread is not None:
@@ -117,7 +205,33 @@ class BatchExecutor:
             self.run_batch(self.policy.choose(queue, now=time.time()))
 
     def run_batch(self, batch_id: int) -> None:
-        """Run one stored batch and store its outcome; errors fail the batch, not the executor."""
+        """Run one stored batch and store its outcome; errors fail the batch, not the executor.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> from qiskit import QuantumCircuit
+        >>> from backends.null import NullBackend
+        >>> from backends.vqpu.store import Store
+        >>> from backends.vqpu.wire import encode_circuits
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> store = Store(Path(folder.name) / "vqpu.db")
+        >>> circuit = QuantumCircuit(2, 2); _ = circuit.measure([0, 1], [0, 1])
+        >>> batch, _ = store.accept(job="j", user="u", key="k", payload=encode_circuits([circuit]).encode(),
+        ...                         circuits=1, qubits=2, shots=100, seed=1, submitted=0.0)
+        >>> from backends.vqpu.accounting import Quotas
+        >>> _ = store.accept(job="j", user="u", key="bad", payload=b"not QPY", circuits=1, qubits=1,
+        ...                  shots=1, seed=None, submitted=0.0)
+        >>> executor = BatchExecutor(NullBackend(), store, quotas=Quotas(job_seconds=0.0))
+        >>> executor.run_batch(batch.id)  # the job's quota of 0 s is used up from the start
+        >>> store.get(batch.id).error
+        "quota_exceeded: job 'j' used 0 quantum seconds, its quota is 0 s"
+        >>> BatchExecutor(NullBackend(), store).run_batch(batch.id + 1)  # logs the error, goes on
+        >>> store.get(batch.id + 1).error  # doctest: +ELLIPSIS
+        'ValueError: circuits are not base64-encoded QPY: ...'
+        >>> store.close(); folder.cleanup()
+        """
         batch = self.store.get(batch_id)
         if batch is None:
             log.error("batch %d is not in the store", batch_id)

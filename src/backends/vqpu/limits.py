@@ -75,6 +75,16 @@ class Limits:
     ------
     InvalidParameterError
         If a limit is not a positive integer (positive finite number for seconds).
+
+    Examples
+    --------
+    >>> limits = Limits(max_circuits=10, max_decode_seconds=2.5)
+    >>> limits.max_circuits, limits.max_decode_seconds, limits.max_qubits
+    (10, 2.5, None)
+    >>> Limits(max_read_seconds=float("inf"))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    backends.errors.InvalidParameterError: The 'max_read_seconds' limit must be ... Got inf instead.
     """
 
     max_payload_bytes: int = 8 * 2**20

@@ -65,6 +65,12 @@ class Snapshot:
         Submissions refused because a quota was used up.
     uptime_seconds : float
         Seconds since the server started.
+
+    Examples
+    --------
+    >>> snapshot = Snapshot({"queued": 2, "running": 1}, {}, quota_refusals=1, uptime_seconds=9.5)
+    >>> [line for line in render(snapshot).decode().splitlines() if line.startswith("vqpu_queue")]
+    ['vqpu_queue_length 3.0']
     """
 
     statuses: Mapping[str, int]

@@ -47,6 +47,13 @@ class Policy:
         Base order, see the module docstring.
     max_wait : float or None
         Seconds after which a waiting batch goes first; None for no bound.
+
+    Examples
+    --------
+    >>> from backends.vqpu.store import Queued
+    >>> bounded = Policy("round-robin", max_wait=5.0)
+    >>> bounded.choose([Queued(1, "a", 10.0), Queued(2, "b", 0.0)], now=10.0)  # 2 waited 10 s
+    2
     """
 
     name: str
@@ -63,6 +70,19 @@ class Policy:
             The queued batches, in arrival (id) order; not empty.
         now : float
             Current epoch seconds, for the waiting-time bound.
+
+        Returns
+        -------
+        int
+            The chosen batch's id.
+
+        Examples
+        --------
+        >>> from backends.vqpu.store import Queued
+        >>> policy = Policy("round-robin")
+        >>> queue = [Queued(1, "a", 0.0), Queued(2, "a", 0.0), Queued(3, "b", 0.0)]
+        >>> policy.choose(queue, now=0.0), policy.choose(queue[1:], now=0.0)
+        (1, 3)
         """
         overdue = [b for b in queue if self.max_wait is not None and now - b.submitted > self.max_wait]
         if overdue:
@@ -83,6 +103,15 @@ def make_policy(name: str, max_wait: float | None = None) -> Policy:
     ------
     InvalidParameterError
         If ``name`` is not in :data:`POLICIES` or ``max_wait`` is negative.
+
+    Examples
+    --------
+    >>> make_policy("fifo", max_wait=2.5)
+    Policy(name='fifo', max_wait=2.5)
+    >>> make_policy("lifo")
+    Traceback (most recent call last):
+    ...
+    backends.errors.InvalidParameterError: policy must be one of 'fifo', 'round-robin'; got 'lifo'
     """
     check_choice(name, "policy", POLICIES)
     return Policy(name, None if max_wait is None else check_nonnegative(max_wait, "max_wait"))

@@ -76,6 +76,17 @@ class JobSummary:
         First submission to last end.
     first_submitted, last_ended : float
         Epoch seconds.
+
+    Examples
+    --------
+    >>> from backends.vqpu.store import Batch
+    >>> batches = [
+    ...     Batch(1, "job-a", "k1", 1, 2, 100, None, "done", 0.0, 0.0, 1.0, 1.0, 1, None, None, 1, "ann"),
+    ...     Batch(2, "job-b", "k1", 1, 2, 100, None, "done", 0.0, 1.0, 2.0, 1.0, 1, None, None, 1, "bob"),
+    ... ]
+    >>> job_b = summarize(batches).jobs[1]
+    >>> job_b.job, job_b.mean_queue_seconds, job_b.runtime_seconds
+    ('job-b', 1.0, 2.0)
     """
 
     job: str
@@ -99,6 +110,17 @@ class Summary:
         Run-level metrics.
     jobs : list of JobSummary
         One entry per job, sorted by name.
+
+    Examples
+    --------
+    >>> from backends.vqpu.store import Batch
+    >>> batches = [
+    ...     Batch(1, "job-a", "k1", 1, 2, 100, None, "done", 0.0, 0.0, 1.0, 1.0, 1, None, None, 1, "ann"),
+    ...     Batch(2, "job-b", "k1", 1, 2, 100, None, "done", 0.0, 1.0, 2.0, 1.0, 1, None, None, 1, "bob"),
+    ... ]
+    >>> summary = summarize(batches)
+    >>> summary.batches, summary.span_seconds, summary.occupancy, [j.job for j in summary.jobs]
+    (2, 2.0, 1.0, ['job-a', 'job-b'])
     """
 
     batches: int
@@ -111,7 +133,16 @@ class Summary:
     jobs: list[JobSummary]
 
     def to_json(self) -> dict[str, Any]:
-        """Return the summary as JSON-ready nested dicts."""
+        """Return the summary as JSON-ready nested dicts.
+
+        Examples
+        --------
+        >>> import json
+        >>> summary = Summary(0, 0, 0, 0.0, 0.0, 0.0, 0.0, [JobSummary("j", 0, 0.0, 0.0, 0.0, 0.0, 0.0)])
+        >>> data = summary.to_json()
+        >>> data["jobs"][0]["job"], json.loads(json.dumps(data)) == data
+        ('j', True)
+        """
         return asdict(self)
 
 
@@ -184,7 +215,22 @@ def summarize(batches: Sequence[Batch], *, until: float | None = None) -> Summar
 
 
 def format_table(summary: Summary) -> str:
-    """Render a summary as a plain-text table (one row per job, then the totals)."""
+    """Render a summary as a plain-text table (one row per job, then the totals).
+
+    Examples
+    --------
+    >>> from backends.vqpu.store import Batch
+    >>> batches = [
+    ...     Batch(1, "job-a", "k1", 1, 2, 100, None, "done", 0.0, 0.0, 1.0, 1.0, 1, None, None, 1, "ann"),
+    ...     Batch(2, "job-b", "k1", 1, 2, 100, None, "done", 0.0, 1.0, 2.0, 1.0, 1, None, None, 1, "bob"),
+    ... ]
+    >>> print(format_table(summarize(batches)))
+    job                       batches  quantum s  mean queue s  runtime s
+    job-a                           1      1.000         0.000      1.000
+    job-b                           1      1.000         1.000      2.000
+    all                             2      2.000         0.500      2.000
+    occupancy 1.000  (done 2, failed 0)
+    """
     lines = [f"{'job':<24} {'batches':>8} {'quantum s':>10} {'mean queue s':>13} {'runtime s':>10}"]
     lines += [
         f"{j.job:<24} {j.batches:>8} {j.quantum_seconds:>10.3f} {j.mean_queue_seconds:>13.3f} "
@@ -206,6 +252,19 @@ def save_figures(batches: Sequence[Batch], summary: Summary, directory: str | Pa
     -------
     list of Path
         The files written.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from backends.vqpu.store import Batch
+    >>> batches = [
+    ...     Batch(1, "job-a", "k1", 1, 2, 100, None, "done", 0.0, 0.0, 1.0, 1.0, 1, None, None, 1, "ann"),
+    ...     Batch(2, "job-b", "k1", 1, 2, 100, None, "done", 0.0, 1.0, 2.0, 1.0, 1, None, None, 1, "bob"),
+    ... ]
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     written = save_figures(batches, summarize(batches), folder)
+    ...     print([path.name for path in written], all(path.stat().st_size > 0 for path in written))
+    ['timeline.png', 'jobs.png'] True
     """
     import matplotlib
 
@@ -313,6 +372,21 @@ def write_csv(batches: Sequence[Batch], path: str | Path) -> None:
 
     The file is written next to ``path`` and renamed over it, so a reader never sees
     half a file.
+
+    Examples
+    --------
+    >>> import csv, tempfile
+    >>> from pathlib import Path
+    >>> from backends.vqpu.store import Batch
+    >>> batches = [
+    ...     Batch(1, "job-a", "k1", 1, 2, 100, None, "done", 0.0, 0.0, 1.0, 1.0, 1, None, None, 1, "ann"),
+    ...     Batch(2, "job-b", "k1", 1, 2, 100, None, "done", 0.0, 1.0, 2.0, 1.0, 1, None, None, 1, "bob"),
+    ... ]
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     write_csv(batches, Path(folder) / "usage.csv")
+    ...     rows = list(csv.DictReader((Path(folder) / "usage.csv").open()))
+    >>> [(row["job"], row["user"], row["shots"], row["quantum_seconds"]) for row in rows]
+    [('job-a', 'ann', '100', '1.000000'), ('job-b', 'bob', '100', '1.000000')]
     """
     path = Path(path)
     users = {b.job: b.user for b in batches}

@@ -45,6 +45,13 @@ class CircuitSummary(NamedTuple):
         Most classical bits of any circuit.
     instructions : int
         Most instructions of any circuit.
+
+    Examples
+    --------
+    >>> from qiskit import QuantumCircuit
+    >>> summary = summarize_circuits([QuantumCircuit(3, 1)])
+    >>> summary.qubits, summary.clbits, summary.instructions
+    (3, 1, 0)
     """
 
     circuits: int
@@ -55,7 +62,13 @@ class CircuitSummary(NamedTuple):
 
 
 class DecodeLimitError(RuntimeError):
-    """Deserialising a payload needed more memory or time than the worker may use."""
+    """Deserialising a payload needed more memory or time than the worker may use.
+
+    Examples
+    --------
+    >>> str(DecodeLimitError("deserialising the circuits took longer than 10 s"))
+    'deserialising the circuits took longer than 10 s'
+    """
 
 
 def summarize_circuits(circuits: list[Any]) -> CircuitSummary:
@@ -190,6 +203,16 @@ class DecodeWorker:
     parent's ``sys.path``; it is started on first use and again after it died or
     was killed. Calls are thread-safe (payloads wait for each other); :meth:`close`
     stops the worker.
+
+    Examples
+    --------
+    >>> from qiskit import QuantumCircuit
+    >>> from backends.vqpu.wire import b64decode_payload, encode_circuits
+    >>> worker = DecodeWorker(memory_bytes=2**30, timeout=30.0)  # no process yet
+    >>> payload = b64decode_payload(encode_circuits([QuantumCircuit(2, 2)]))
+    >>> worker.summarize(payload)  # starts the worker process
+    CircuitSummary(circuits=1, qubits=2, nested_qubits=2, clbits=2, instructions=0)
+    >>> worker.close()
     """
 
     def __init__(self, *, memory_bytes: int, timeout: float) -> None:
@@ -209,6 +232,16 @@ class DecodeWorker:
             If deserialising needs more than ``memory_bytes`` or ``timeout`` seconds.
         RuntimeError
             If no worker process can be started.
+
+        Examples
+        --------
+        >>> worker = DecodeWorker(memory_bytes=2**30, timeout=30.0)
+        >>> try:
+        ...     worker.summarize(b"QISKIT but not QPY")
+        ... except ValueError as error:
+        ...     print(str(error).startswith("circuits are not base64-encoded QPY"))
+        True
+        >>> worker.close()
         """
         with self._lock:
             try:
@@ -281,6 +314,12 @@ class DecodeWorker:
         return f"exit code {process.returncode}"
 
     def close(self) -> None:
-        """Stop the worker; safe to call twice."""
+        """Stop the worker; safe to call twice.
+
+        Examples
+        --------
+        >>> worker = DecodeWorker(memory_bytes=2**30, timeout=1.0)
+        >>> worker.close(); worker.close()
+        """
         with self._lock:
             self._kill()

@@ -90,6 +90,18 @@ def create_app(service: VQPUService, *, docs: bool = False) -> FastAPI:
     Returns
     -------
     fastapi.FastAPI
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from backends.null import NullBackend
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> service = VQPUService(NullBackend(), Path(folder.name) / "vqpu.db")
+    >>> app = create_app(service)  # nothing runs until a server starts the app
+    >>> sorted(route.path for route in app.routes)
+    ['/batches', '/batches/{batch_id}', '/health', '/metrics', '/status']
+    >>> service.stop(); folder.cleanup()
     """
 
     @contextlib.asynccontextmanager
@@ -114,6 +126,21 @@ def uvicorn_config(app: FastAPI, limits: Limits, **options: Any) -> uvicorn.Conf
     At most ``max_connections`` connections and requests at once (503 beyond), and a
     request head must arrive within ``max_read_seconds`` (else the connection is
     closed). ``options`` go to :class:`uvicorn.Config` (``host``, ``port``, ``log_level``...).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import uvicorn
+    >>> from backends.null import NullBackend
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> limits = Limits(max_connections=64)
+    >>> service = VQPUService(NullBackend(), Path(folder.name) / "vqpu.db", limits=limits)
+    >>> config = uvicorn_config(create_app(service), limits, host="127.0.0.1", port=8765)
+    >>> config.limit_concurrency, config.port
+    (64, 8765)
+    >>> uvicorn.Server(config).run()  # doctest: +SKIP
+    >>> service.stop(); folder.cleanup()
     """
     protocol = type("VQPUProtocol", (_HeadTimeoutProtocol,), {"head_seconds": limits.max_read_seconds})
     return uvicorn.Config(app, http=protocol, limit_concurrency=limits.max_connections, **options)

@@ -70,6 +70,12 @@ class APIError(Exception):
         Machine-readable reason, e.g. ``"queue_full"``.
     detail : str
         Human-readable message.
+
+    Examples
+    --------
+    >>> error = APIError(429, "queue_full", "queue is full")
+    >>> error.status, error.code, str(error)
+    (429, 'queue_full', 'queue is full')
     """
 
     def __init__(self, status: int, code: str, detail: str) -> None:
@@ -82,6 +88,17 @@ class BatchIn(BaseModel):
 
     Fields are strict: integers must be JSON integers (``true``, ``1.0`` and ``"1"``
     are refused) within SQLite's signed 64-bit range, and unknown fields are refused.
+
+    Examples
+    --------
+    >>> import pydantic
+    >>> BatchIn(key="k1", circuits="UUlTS0lU", shots=100).seed is None
+    True
+    >>> try:
+    ...     BatchIn(key="k1", circuits="UUlTS0lU", shots=True)
+    ... except pydantic.ValidationError as error:
+    ...     print(error.errors()[0]["loc"], error.errors()[0]["type"])
+    ('shots',) int_type
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -124,6 +141,18 @@ class VQPUService:
     ------
     InvalidParameterError
         If ``latency`` is negative.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from backends.null import NullBackend
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> service = VQPUService(NullBackend(width=4, seed=1), Path(folder.name) / "vqpu.db")
+    >>> health = service.health()
+    >>> health["backend"], health["num_qubits"], health["policy"]
+    ('null', 4, 'fifo')
+    >>> service.stop(); folder.cleanup()
     """
 
     def __init__(
@@ -170,12 +199,46 @@ class VQPUService:
 
     # -- life cycle -------------------------------------------------------------------------------
     def start(self, loop: asyncio.AbstractEventLoop | None = None) -> None:
-        """Re-queue interrupted batches and start the executor; ``loop`` runs the long polls."""
+        """Re-queue interrupted batches and start the executor; ``loop`` runs the long polls.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> from backends.null import NullBackend
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> service = VQPUService(NullBackend(width=4, seed=1), Path(folder.name) / "vqpu.db")
+        >>> from qiskit import QuantumCircuit
+        >>> from backends.vqpu.wire import encode_circuits
+        >>> circuit = QuantumCircuit(2, 2); _ = circuit.measure([0, 1], [0, 1])
+        >>> body = BatchIn(key="k1", circuits=encode_circuits([circuit]), shots=100, seed=7)
+        >>> import asyncio
+        >>> async def run_one():
+        ...     service.start(asyncio.get_running_loop())
+        ...     batch, created = service.submit(Caller("job-a", "ann"), body)
+        ...     return await service.result("job-a", batch["id"], wait=30.0)
+        >>> done = asyncio.run(run_one())
+        >>> done["status"], sum(done["counts"][0].values())
+        ('done', 100)
+        >>> service.stop(); folder.cleanup()
+        """
         self._loop = loop
         self._executor.start()
 
     def stop(self) -> None:
-        """Let the running batch finish, stop executor and decoder, close the store; safe to call twice."""
+        """Let the running batch finish, stop executor and decoder, close the store; safe to call twice.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> from backends.null import NullBackend
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> service = VQPUService(NullBackend(width=4, seed=1), Path(folder.name) / "vqpu.db")
+        >>> service.start()
+        >>> service.stop()
+        >>> service.stop(); folder.cleanup()
+        """
         self._executor.stop()
         self.decoder.close()
         self.store.close()
@@ -192,7 +255,7 @@ class VQPUService:
 
     # -- requests ---------------------------------------------------------------------------------
     def caller_of(self, headers: Mapping[str, str]) -> Caller:
-        """Return the job and user of a request from its headers, checking its token.
+        r"""Return the job and user of a request from its headers, checking its token.
 
         Parameters
         ----------
@@ -206,6 +269,24 @@ class VQPUService:
             401 when a token is needed and missing or unknown, 503 while the token
             file is unusable (every token is refused), 400 for an open-mode job name
             longer than 128 characters.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> from backends.null import NullBackend
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> _ = (Path(folder.name) / "tokens").write_text("job-a tok-a ann\n")
+        >>> book = TokenBook(Path(folder.name) / "tokens")
+        >>> service = VQPUService(NullBackend(), Path(folder.name) / "vqpu.db", tokens=book)
+        >>> service.caller_of({"authorization": "Bearer tok-a"})
+        Caller(job='job-a', user='ann')
+        >>> try:
+        ...     service.caller_of({"authorization": "Bearer guess"})
+        ... except APIError as error:
+        ...     print(error.status, error.code, error.detail)
+        401 unauthorized unknown token
+        >>> service.stop(); folder.cleanup()
         """
         if self.tokens is None:
             job = _utf8_header(headers.get("x-vqpu-job", "anonymous"))
@@ -295,6 +376,29 @@ class VQPUService:
             403 when the job or user has used its quota of quantum seconds, 400 or 422
             for a batch beyond the limits, 429 when the queue is full, 503 when the
             decoder is busy or unavailable.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> from backends.null import NullBackend
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> service = VQPUService(NullBackend(width=4, seed=1), Path(folder.name) / "vqpu.db")
+        >>> from qiskit import QuantumCircuit
+        >>> from backends.vqpu.wire import encode_circuits
+        >>> circuit = QuantumCircuit(2, 2); _ = circuit.measure([0, 1], [0, 1])
+        >>> body = BatchIn(key="k1", circuits=encode_circuits([circuit]), shots=100, seed=7)
+        >>> batch, created = service.submit(Caller("job-a", "ann"), body)  # decoded in the sandbox
+        >>> batch["status"], batch["circuits"], created
+        ('queued', 1, True)
+        >>> service.submit(Caller("job-a", "ann"), body)[1]  # the same key again: nothing new
+        False
+        >>> try:
+        ...     service.submit(Caller("job-a", "ann"), body.model_copy(update={"shots": 10**6}))
+        ... except APIError as error:
+        ...     print(error.status, error.code, error.detail)
+        422 too_many_shots shots=1000000 exceeds the limit of 100000
+        >>> service.stop(); folder.cleanup()
         """
         if (refusal := self.quotas.refusal(caller, self.ledger)) is not None:
             self.quota_refusals += 1
@@ -339,6 +443,23 @@ class VQPUService:
         ------
         APIError
             404 when ``job`` has no batch ``batch_id``.
+
+        Examples
+        --------
+        >>> import asyncio
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> from backends.null import NullBackend
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> service = VQPUService(NullBackend(width=4, seed=1), Path(folder.name) / "vqpu.db")
+        >>> try:
+        ...     asyncio.run(service.result("job-a", 1, wait=0.0))
+        ... except APIError as error:
+        ...     print(error.status, error.detail)
+        404 no batch 1 for job 'job-a'
+        >>> service.stop(); folder.cleanup()
+
+        A finished batch is answered with its counts, see :meth:`start`.
         """
         event = self._waiters[batch_id]  # created before the read, so no notification is missed
         try:
@@ -356,7 +477,20 @@ class VQPUService:
         return batch.to_json()
 
     def health(self) -> dict[str, Any]:
-        """Liveness and what the device offers."""
+        """Liveness and what the device offers.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> from backends.null import NullBackend
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> service = VQPUService(NullBackend(width=4, seed=1), Path(folder.name) / "vqpu.db")
+        >>> health = service.health()
+        >>> health["status"], health["num_qubits"], health["limits"]["max_shots"], health["quotas"]
+        ('ok', 4, 100000, {'job_seconds': None, 'user_seconds': None})
+        >>> service.stop(); folder.cleanup()
+        """
         return {
             "status": "ok",
             "backend": self.backend.name,
@@ -369,14 +503,40 @@ class VQPUService:
         }
 
     def metrics(self) -> bytes:
-        """The Prometheus text exposition of the accounting so far (:mod:`backends.vqpu.metrics`)."""
+        """The Prometheus text exposition of the accounting so far (:mod:`backends.vqpu.metrics`).
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> from backends.null import NullBackend
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> service = VQPUService(NullBackend(width=4, seed=1), Path(folder.name) / "vqpu.db")
+        >>> text = service.metrics().decode()
+        >>> [line for line in text.splitlines() if line.startswith(("vqpu_queue", "vqpu_quota"))]
+        ['vqpu_queue_length 0.0', 'vqpu_quota_refusals_total 0.0']
+        >>> service.stop(); folder.cleanup()
+        """
         _, users = self.ledger.snapshot()
         return render(
             Snapshot(self.store.status_counts(), users, self.quota_refusals, time.time() - self.started)
         )
 
     def status(self) -> dict[str, Any]:
-        """Queue length and accounting so far, as JSON."""
+        """Queue length and accounting so far, as JSON.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> from backends.null import NullBackend
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> service = VQPUService(NullBackend(width=4, seed=1), Path(folder.name) / "vqpu.db")
+        >>> status = service.status()
+        >>> status["queue_length"], status["batches_done"], status["occupancy"]
+        (0, 0, 0.0)
+        >>> service.stop(); folder.cleanup()
+        """
         now = time.time()
         batches = self.store.batches()
         summary = summarize(batches, until=now) if batches else None

@@ -109,6 +109,12 @@ class Batch:
         Who is billed for the job.
     transpile_seconds : float or None
         Server seconds spent decoding and transpiling the batch (not device time).
+
+    Examples
+    --------
+    >>> batch = Batch(1, "j", "k", 2, 3, 100, None, "done", 10.0, 12.5, 13.0, 0.5, 1, None, None, 0)
+    >>> batch.queue_seconds, batch.status
+    (2.5, 'done')
     """
 
     id: int
@@ -132,7 +138,14 @@ class Batch:
 
     @classmethod
     def from_row(cls, row: Sequence[Any]) -> Batch:
-        """Build a batch from a row selected with the store's column list."""
+        """Build a batch from a row selected with the store's column list.
+
+        Examples
+        --------
+        >>> row = (1, "j", "k", 1, 2, 10, 7, "done", 1.0, 2.0, 3.0, 0.5, 1, '[{"00": 10}]', None, 0)
+        >>> Batch.from_row(row).counts
+        [{'00': 10}]
+        """
         values = list(row)
         values[13] = None if values[13] is None else json.loads(values[13])
         return cls(*values)
@@ -143,7 +156,15 @@ class Batch:
         return None if self.started is None else self.started - self.submitted
 
     def to_json(self) -> dict[str, Any]:
-        """Return the public view sent to clients."""
+        """Return the public view sent to clients.
+
+        Examples
+        --------
+        >>> batch = Batch(4, "j", "k", 1, 2, 10, None, "queued", 1.0, None, None, None, 0, None, None, 0)
+        >>> view = batch.to_json()
+        >>> view["id"], view["status"], view["queue_seconds"], "job" in view
+        (4, 'queued', None, False)
+        """
         return {
             "id": self.id,
             "key": self.key,
@@ -168,6 +189,22 @@ class Store:
     path : str or Path
         Database file; created with its schema when missing. ``:memory:`` is not
         supported (readers need a file).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> store = Store(Path(folder.name) / "vqpu.db")
+    >>> batch, created = store.accept(job="j", user="u", key="k", payload=b"qpy", circuits=1,
+    ...                               qubits=2, shots=10, seed=None, submitted=1.0)
+    >>> store.start(batch.id, started=2.0)
+    b'qpy'
+    >>> store.finish(batch.id, ended=3.0, quantum_seconds=0.5, counts=[{"00": 10}])
+    >>> done = store.get(batch.id)
+    >>> done.status, done.counts, done.queue_seconds
+    ('done', [{'00': 10}], 1.0)
+    >>> store.close(); folder.cleanup()
     """
 
     def __init__(self, path: str | Path) -> None:
@@ -219,13 +256,33 @@ class Store:
         ------
         Exception
             Whatever ``fn`` raised; the transaction is rolled back and the writer keeps running.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> store = Store(Path(folder.name) / "vqpu.db")
+        >>> store.write(lambda conn: conn.execute("SELECT count(*) FROM batches").fetchone())
+        (0,)
+        >>> store.close(); folder.cleanup()
         """
         future: Future[T] = Future()
         self._writes.put((fn, future))
         return future.result()
 
     def close(self) -> None:
-        """Stop the writer thread after the queued writes; safe to call twice."""
+        """Stop the writer thread after the queued writes; safe to call twice.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> store = Store(Path(folder.name) / "vqpu.db")
+        >>> store.close()
+        >>> store.close(); folder.cleanup()  # a second close is harmless
+        """
         if self._writer.is_alive():
             self._writes.put(None)
             self._writer.join()
@@ -239,11 +296,37 @@ class Store:
         return conn
 
     def query(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-        """Run a read-only query on this thread's reader connection."""
+        """Run a read-only query on this thread's reader connection.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> store = Store(Path(folder.name) / "vqpu.db")
+        >>> batch, _ = store.accept(job="j", user="u", key="k", payload=b"qpy", circuits=2,
+        ...                         qubits=3, shots=100, seed=None, submitted=10.0)
+        >>> store.query("SELECT job, shots FROM batches")
+        [('j', 100)]
+        >>> store.close(); folder.cleanup()
+        """
         return self._reader().execute(sql, params).fetchall()
 
     def get(self, batch_id: int) -> Batch | None:
-        """Return one batch by id, or None."""
+        """Return one batch by id, or None.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> store = Store(Path(folder.name) / "vqpu.db")
+        >>> batch, _ = store.accept(job="j", user="u", key="k", payload=b"qpy", circuits=2,
+        ...                         qubits=3, shots=100, seed=None, submitted=10.0)
+        >>> store.get(batch.id).key, store.get(batch.id + 1)
+        ('k', None)
+        >>> store.close(); folder.cleanup()
+        """
         rows = self.query(f"SELECT {_COLUMNS} FROM batches WHERE id = ?", (batch_id,))
         return Batch.from_row(rows[0]) if rows else None
 
@@ -276,6 +359,25 @@ class Store:
             The stored batch.
         created : bool
             False when the key was known (idempotent resubmission).
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> store = Store(Path(folder.name) / "vqpu.db")
+        >>> batch, _ = store.accept(job="j", user="u", key="k", payload=b"qpy", circuits=2,
+        ...                         qubits=3, shots=100, seed=None, submitted=10.0)
+        >>> again, created = store.accept(job="j", user="u", key="k", payload=b"qpy", circuits=2,
+        ...                               qubits=3, shots=100, seed=None, submitted=11.0)
+        >>> again.id == batch.id, created, again.submitted
+        (True, False, 10.0)
+        >>> store.accept(job="j", user="u", key="other", payload=b"qpy", circuits=1, qubits=1,
+        ...              shots=1, seed=None, submitted=12.0, max_queue=1)
+        Traceback (most recent call last):
+        ...
+        backends.vqpu.store.QueueFullError: queue is full: 1 batches waiting, limit 1; retry later
+        >>> store.close(); folder.cleanup()
         """
 
         def insert(conn: sqlite3.Connection) -> tuple[Batch, bool]:
@@ -301,7 +403,21 @@ class Store:
         return self.write(insert)
 
     def requeue_interrupted(self) -> int:
-        """Put batches left ``running`` by a dead server back in the queue; return how many."""
+        """Put batches left ``running`` by a dead server back in the queue; return how many.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> store = Store(Path(folder.name) / "vqpu.db")
+        >>> batch, _ = store.accept(job="j", user="u", key="k", payload=b"qpy", circuits=2,
+        ...                         qubits=3, shots=100, seed=None, submitted=10.0)
+        >>> _ = store.start(batch.id, started=11.0)
+        >>> store.requeue_interrupted(), store.get(batch.id).status
+        (1, 'queued')
+        >>> store.close(); folder.cleanup()
+        """
         return self.write(
             lambda conn: (
                 conn.execute("UPDATE batches SET status = 'queued' WHERE status = 'running'").rowcount
@@ -309,21 +425,78 @@ class Store:
         )
 
     def queued(self) -> list[Queued]:
-        """The queued batches in arrival order (id order)."""
+        """The queued batches in arrival order (id order).
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> store = Store(Path(folder.name) / "vqpu.db")
+        >>> batch, _ = store.accept(job="j", user="u", key="k", payload=b"qpy", circuits=2,
+        ...                         qubits=3, shots=100, seed=None, submitted=10.0)
+        >>> store.queued()
+        [Queued(id=1, job='j', submitted=10.0)]
+        >>> store.close(); folder.cleanup()
+        """
         rows = self.query("SELECT id, job, submitted FROM batches WHERE status = 'queued' ORDER BY id")
         return [Queued(*row) for row in rows]
 
     def status_counts(self) -> dict[str, int]:
-        """Number of batches per status (statuses without batches are left out)."""
+        """Number of batches per status (statuses without batches are left out).
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> store = Store(Path(folder.name) / "vqpu.db")
+        >>> batch, _ = store.accept(job="j", user="u", key="k", payload=b"qpy", circuits=2,
+        ...                         qubits=3, shots=100, seed=None, submitted=10.0)
+        >>> _ = store.start(batch.id, started=11.0)
+        >>> store.status_counts()
+        {'running': 1}
+        >>> store.close(); folder.cleanup()
+        """
         return dict(self.query("SELECT status, count(*) FROM batches GROUP BY status"))
 
     def batches(self, *, with_counts: bool = False) -> list[Batch]:
-        """Every batch in arrival order; ``counts`` stays None unless ``with_counts``."""
+        """Every batch in arrival order; ``counts`` stays None unless ``with_counts``.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> store = Store(Path(folder.name) / "vqpu.db")
+        >>> batch, _ = store.accept(job="j", user="u", key="k", payload=b"qpy", circuits=2,
+        ...                         qubits=3, shots=100, seed=None, submitted=10.0)
+        >>> store.finish(batch.id, ended=11.0, quantum_seconds=0.1, counts=[{"0": 100}, {"1": 100}])
+        >>> store.batches()[0].counts, store.batches(with_counts=True)[0].counts
+        (None, [{'0': 100}, {'1': 100}])
+        >>> store.close(); folder.cleanup()
+        """
         columns = _COLUMNS if with_counts else _COLUMNS.replace("result", "NULL")
         return [Batch.from_row(r) for r in self.query(f"SELECT {columns} FROM batches ORDER BY id")]
 
     def start(self, batch_id: int, started: float) -> bytes:
-        """Mark a batch running and return its QPY payload."""
+        """Mark a batch running and return its QPY payload.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> store = Store(Path(folder.name) / "vqpu.db")
+        >>> batch, _ = store.accept(job="j", user="u", key="k", payload=b"qpy", circuits=2,
+        ...                         qubits=3, shots=100, seed=None, submitted=10.0)
+        >>> store.start(batch.id, started=11.0)
+        b'qpy'
+        >>> running = store.get(batch.id)
+        >>> running.status, running.runs, running.queue_seconds
+        ('running', 1, 1.0)
+        >>> store.close(); folder.cleanup()
+        """
 
         def mark(conn: sqlite3.Connection) -> bytes:
             conn.execute(
@@ -344,7 +517,22 @@ class Store:
         counts: list[dict[str, int]] | None = None,
         error: str | None = None,
     ) -> None:
-        """Store the outcome of an execution: counts (status ``done``) or an error (``failed``)."""
+        """Store the outcome of an execution: counts (status ``done``) or an error (``failed``).
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> store = Store(Path(folder.name) / "vqpu.db")
+        >>> batch, _ = store.accept(job="j", user="u", key="k", payload=b"qpy", circuits=2,
+        ...                         qubits=3, shots=100, seed=None, submitted=10.0)
+        >>> store.finish(batch.id, ended=12.0, quantum_seconds=0.0, error="device offline")
+        >>> failed = store.get(batch.id)
+        >>> failed.status, failed.error, failed.counts
+        ('failed', 'device offline', None)
+        >>> store.close(); folder.cleanup()
+        """
         status = "failed" if error is not None else "done"
         result = None if counts is None else json.dumps(counts, separators=(",", ":"))
         self.write(
@@ -356,14 +544,34 @@ class Store:
         )
 
     def mark_fetched(self, batch_id: int) -> None:
-        """Count one delivery of a finished result."""
+        """Count one delivery of a finished result.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> store = Store(Path(folder.name) / "vqpu.db")
+        >>> batch, _ = store.accept(job="j", user="u", key="k", payload=b"qpy", circuits=2,
+        ...                         qubits=3, shots=100, seed=None, submitted=10.0)
+        >>> store.mark_fetched(batch.id); store.mark_fetched(batch.id)
+        >>> store.get(batch.id).fetched
+        2
+        >>> store.close(); folder.cleanup()
+        """
         self.write(
             lambda conn: conn.execute("UPDATE batches SET fetched = fetched + 1 WHERE id = ?", (batch_id,))
         )
 
 
 class Queued(NamedTuple):
-    """A queued batch as the scheduler sees it: id, job, and acceptance time (epoch seconds)."""
+    """A queued batch as the scheduler sees it: id, job, and acceptance time (epoch seconds).
+
+    Examples
+    --------
+    >>> Queued(3, "job-a", 1.5).job
+    'job-a'
+    """
 
     id: int
     job: str
@@ -394,6 +602,23 @@ def read_batches(path: str | Path) -> list[Batch]:
     ------
     FileNotFoundError
         If ``path`` does not exist.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> store = Store(Path(folder.name) / "vqpu.db")
+    >>> _ = store.accept(job="j", user="u", key="k", payload=b"qpy", circuits=1, qubits=1,
+    ...                  shots=5, seed=None, submitted=1.0)
+    >>> store.close()
+    >>> [(b.id, b.job, b.user, b.status) for b in read_batches(Path(folder.name) / "vqpu.db")]
+    [(1, 'j', 'u', 'queued')]
+    >>> folder.cleanup()
+    >>> read_batches(Path(folder.name) / "vqpu.db")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    FileNotFoundError: no accounting database at ...
     """
     path = Path(path)
     if not path.is_file():

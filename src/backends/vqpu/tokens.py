@@ -29,14 +29,21 @@ log = logging.getLogger("backends.vqpu")
 
 
 class Caller(NamedTuple):
-    """Who sent a request: the job (one token per Slurm job) and the user billed for it."""
+    """Who sent a request: the job (one token per Slurm job) and the user billed for it.
+
+    Examples
+    --------
+    >>> caller = Caller("job-7", "alice")
+    >>> caller.job, caller.user
+    ('job-7', 'alice')
+    """
 
     job: str
     user: str
 
 
 def parse_tokens(text: str, source: str | Path = "<tokens>") -> dict[str, Caller]:
-    """Parse the text of a token file.
+    r"""Parse the text of a token file.
 
     Parameters
     ----------
@@ -55,6 +62,15 @@ def parse_tokens(text: str, source: str | Path = "<tokens>") -> dict[str, Caller
     ValueError
         If a line does not hold two or three fields, or a name or token repeats
         (the message names file and line).
+
+    Examples
+    --------
+    >>> parse_tokens("# name token user\njob-a tok-a alice\n\njob-b tok-b")
+    {'tok-a': Caller(job='job-a', user='alice'), 'tok-b': Caller(job='job-b', user='job-b')}
+    >>> parse_tokens("job-a tok-a\njob-a tok-b", "tokens.txt")
+    Traceback (most recent call last):
+    ...
+    ValueError: tokens.txt, line 2: name or token 'job-a' appears twice
     """
     callers: dict[str, Caller] = {}
     names: set[str] = set()
@@ -75,11 +91,18 @@ def parse_tokens(text: str, source: str | Path = "<tokens>") -> dict[str, Caller
 
 
 class TokensUnavailableError(BackendError):
-    """The token file became unreadable or invalid: every token is refused until it is fixed."""
+    """The token file became unreadable or invalid: every token is refused until it is fixed.
+
+    Examples
+    --------
+    >>> from backends.errors import BackendError
+    >>> issubclass(TokensUnavailableError, BackendError)
+    True
+    """
 
 
 class TokenBook:
-    """Per-job tokens from a file with one ``name token [user]`` line per job.
+    r"""Per-job tokens from a file with one ``name token [user]`` line per job.
 
     The file is read again when it changes (modification time, size or inode), so
     tokens of new jobs can be appended while the server runs. The book fails
@@ -99,6 +122,18 @@ class TokenBook:
         If the file cannot be read when the book is made.
     ValueError
         If the file is invalid, see :func:`parse_tokens`.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> path = Path(folder.name) / "tokens"
+    >>> _ = path.write_text("job-a tok-a alice\n")
+    >>> book = TokenBook(path)
+    >>> book.caller_of("tok-a"), book.caller_of("guess")
+    (Caller(job='job-a', user='alice'), None)
+    >>> folder.cleanup()
     """
 
     def __init__(self, path: str | Path) -> None:
@@ -130,12 +165,32 @@ class TokenBook:
         self._stamp = stamp
 
     def caller_of(self, token: str) -> Caller | None:
-        """Return the job and user of ``token``, or None if it is unknown.
+        r"""Return the job and user of ``token``, or None if it is unknown.
 
         Raises
         ------
         TokensUnavailableError
             While the token file is missing, unreadable or invalid.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> path = Path(folder.name) / "tokens"
+        >>> _ = path.write_text("job-a tok-a\n")
+        >>> book = TokenBook(path)
+        >>> with path.open("a") as file:  # a new job's token, appended while the server runs
+        ...     _ = file.write("job-b tok-b bob\n")
+        >>> book.caller_of("tok-b")
+        Caller(job='job-b', user='bob')
+        >>> path.unlink()
+        >>> try:  # fails closed while the file is missing
+        ...     book.caller_of("tok-a")
+        ... except Exception as error:
+        ...     print(type(error).__name__)
+        TokensUnavailableError
+        >>> folder.cleanup()
         """
         with self._lock:
             try:

@@ -50,6 +50,13 @@ class QPYHeader(NamedTuple):
     qubits, clbits, instructions : int
         ``num_qubits``, ``num_clbits`` and ``num_instructions`` of the first circuit
         (the others follow its body, so they are only known once it is read).
+
+    Examples
+    --------
+    >>> from qiskit import QuantumCircuit
+    >>> payload = b64decode_payload(encode_circuits([QuantumCircuit(5, 1)]))
+    >>> read_qpy_header(payload)._replace(version=0)
+    QPYHeader(version=0, circuits=1, qubits=5, clbits=1, instructions=0)
     """
 
     version: int
@@ -127,6 +134,15 @@ def b64decode_payload(payload: str | bytes) -> bytes:
     ------
     ValueError
         If ``payload`` is not strict base64.
+
+    Examples
+    --------
+    >>> b64decode_payload("UUlTS0lU")
+    b'QISKIT'
+    >>> b64decode_payload("not base64!")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: circuits are not base64-encoded QPY: ...
     """
     try:
         return base64.b64decode(payload, validate=True)
@@ -159,6 +175,18 @@ def decode_circuits(payload: str | bytes) -> list[QuantumCircuit]:
     MemoryError
         If the circuits do not fit in memory (hostile payloads can declare huge
         circuits: the server deserialises in :mod:`backends.vqpu.sandbox`).
+
+    Examples
+    --------
+    >>> from qiskit import QuantumCircuit
+    >>> bell = QuantumCircuit(2, 2); _ = bell.h(0); _ = bell.cx(0, 1)
+    >>> [decoded] = decode_circuits(encode_circuits([bell]))
+    >>> decoded == bell
+    True
+    >>> decode_circuits("UUlTS0lU")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: circuits are not base64-encoded QPY: ...
     """
     return load_circuits(b64decode_payload(payload))
 
@@ -172,6 +200,14 @@ def load_circuits(data: bytes) -> list[QuantumCircuit]:
         If ``data`` is not QPY holding circuits.
     MemoryError
         If the circuits do not fit in memory.
+
+    Examples
+    --------
+    >>> import io
+    >>> from qiskit import QuantumCircuit, qpy
+    >>> buffer = io.BytesIO(); qpy.dump([QuantumCircuit(3)], buffer)
+    >>> [c.num_qubits for c in load_circuits(buffer.getvalue())]
+    [3]
     """
     try:
         circuits = qpy.load(io.BytesIO(data))
