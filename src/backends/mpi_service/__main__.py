@@ -47,19 +47,31 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    serve = commands.add_parser("serve", help="run the service", epilog=EXAMPLES)
+    serve = commands.add_parser(
+        "serve", help="run the service", epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     serve.add_argument("--backend", required=True, help="backend spec, e.g. aer, iqm-fake:adonis, vqpu:URL")
     serve.add_argument("--name", help="publish under this name (DPM); default: serve MPI_COMM_WORLD")
     serve.add_argument("--clients", type=int, default=1, help="goodbyes before it stops (default 1)")
-    serve.add_argument("--latency", type=float, default=0.0, help="seconds added to every batch")
+    serve.add_argument("--latency", type=float, default=0.0, help="seconds added to every batch (default 0)")
     serve.add_argument("--seed", type=int, help="backend seed")
     serve.add_argument("--stats", help="write the service's statistics (JSON) to this file")
-    probe = commands.add_parser("probe", help="run a GHZ circuit through a service", epilog=EXAMPLES)
+    probe = commands.add_parser(
+        "probe",
+        help="run a GHZ circuit through a service",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     probe.add_argument("--backend", required=True, help="mpi:NAME or mpi:world")
     probe.add_argument("--shots", type=int, default=100, help="shots (default 100)")
-    stop = commands.add_parser("shutdown", help="stop a published service", epilog=EXAMPLES)
+    stop = commands.add_parser(
+        "shutdown",
+        help="stop a published service",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     stop.add_argument("--name", required=True, help="the service's name")
-    stop.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for the name")
+    stop.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for the name (default 10)")
     return parser
 
 

@@ -113,14 +113,37 @@ def _add_serve_arguments(serve: argparse.ArgumentParser) -> None:
         help="device seconds each user may use over all jobs (default: no quota)",
     )
     serve.add_argument("--db", default="vqpu.sqlite", help="SQLite accounting database (default %(default)s)")
-    serve.add_argument("--latency", type=_seconds, default=0.0, help="emulated device seconds per circuit")
-    serve.add_argument("--max-shots", type=_positive_int, default=100_000)
-    serve.add_argument("--max-circuits", type=_positive_int, default=1_000, help="circuits per batch")
-    serve.add_argument("--max-queue", type=_positive_int, default=1_000, help="batches queued or running")
-    serve.add_argument("--max-payload", type=_positive_int, default=8 * 2**20, help="request body bytes")
+    serve.add_argument(
+        "--latency",
+        type=_seconds,
+        default=0.0,
+        help="emulated device seconds per circuit (default %(default)s)",
+    )
+    serve.add_argument(
+        "--max-shots", type=_positive_int, default=100_000, help="shots per circuit (default %(default)s)"
+    )
+    serve.add_argument(
+        "--max-circuits", type=_positive_int, default=1_000, help="circuits per batch (default %(default)s)"
+    )
+    serve.add_argument(
+        "--max-queue",
+        type=_positive_int,
+        default=1_000,
+        help="batches queued or running (default %(default)s)",
+    )
+    serve.add_argument(
+        "--max-payload",
+        type=_positive_int,
+        default=8 * 2**20,
+        help="request body bytes (default %(default)s)",
+    )
     serve.add_argument("--max-qubits", type=_positive_int, help="default: the backend's qubits")
-    serve.add_argument("--max-clbits", type=_positive_int, default=1_024, help="per circuit")
-    serve.add_argument("--max-instructions", type=_positive_int, default=10_000, help="per circuit")
+    serve.add_argument(
+        "--max-clbits", type=_positive_int, default=1_024, help="per circuit (default %(default)s)"
+    )
+    serve.add_argument(
+        "--max-instructions", type=_positive_int, default=10_000, help="per circuit (default %(default)s)"
+    )
     serve.add_argument(
         "--max-decode-bytes",
         type=_positive_int,
@@ -168,11 +191,16 @@ def _add_report_arguments(report: argparse.ArgumentParser) -> None:
 def _add_probe_arguments(probe: argparse.ArgumentParser) -> None:
     """Options of ``probe``."""
     probe.add_argument("--url", required=True, help="server address, http://127.0.0.1:PORT")
-    probe.add_argument("--shots", type=_positive_int, default=100)
-    probe.add_argument("--qubits", type=_positive_int, default=2)
-    probe.add_argument("--repeat", type=_positive_int, default=1, help="circuits run one after another")
+    probe.add_argument("--shots", type=_positive_int, default=100, help="shots (default %(default)s)")
+    probe.add_argument("--qubits", type=_positive_int, default=2, help="GHZ width (default %(default)s)")
     probe.add_argument(
-        "--sleep-factor", type=float, default=0.0, help="sleep A x quantum time after each run"
+        "--repeat", type=_positive_int, default=1, help="circuits run one after another (default %(default)s)"
+    )
+    probe.add_argument(
+        "--sleep-factor",
+        type=float,
+        default=0.0,
+        help="sleep A x quantum time after each run (default %(default)s)",
     )
     probe.add_argument("--seed", type=int)
     probe.add_argument("--token", help="job token (default: environment VQPU_TOKEN)")

@@ -43,3 +43,17 @@ def test_cli_bad_backend_spec_is_one_line_and_status_2(env):
         "python -m backends.mpi_service: error: " + done.stderr.split("error: ", 1)[1].strip()
     ]
     assert "unknown backend spec 'nonsense'" in done.stderr
+
+
+def test_every_subcommand_help_shows_defaults_and_keeps_its_examples_verbatim():
+    import argparse
+
+    from backends.mpi_service.__main__ import build_parser
+
+    parser = build_parser()
+    (commands,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    for name, command in commands.choices.items():
+        for action in command._actions:
+            if action.option_strings and action.default not in (None, False, argparse.SUPPRESS):
+                assert "default" in (action.help or ""), (name, action.option_strings)
+        assert "\n  srun --het-group=1 python -m backends.mpi_service serve" in command.format_help(), name

@@ -101,3 +101,15 @@ def test_probe_prints_counts_and_timing_records(physical, tmp_path, capsys):
     records = [TimingRecord.from_json(timing) for timing in printed["timings"]]
     assert [(r.circuits, r.shots) for r in records] == [(1, 32), (1, 32)]
     assert [b.shots for b in read_batches(tmp_path / "db.sqlite")] == [32, 32]
+
+
+def test_help_shows_the_default_of_every_option_that_has_one():
+    import argparse
+
+    parser = build_parser()
+    (commands,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    for name, command in commands.choices.items():
+        for action in command._actions:
+            if action.option_strings and action.default not in (None, False, argparse.SUPPRESS):
+                assert "default" in (action.help or ""), (name, action.option_strings)
+        assert "examples:" in command.format_help(), name
