@@ -6,6 +6,7 @@ Run ``python -m backends.mpi_service --help`` for examples.
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 import json
 import sys
 from typing import TYPE_CHECKING, NoReturn
@@ -45,6 +46,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Quantum service over MPI: one process owns a backend and runs its clients' circuits.",
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--version", action="version", version=f"%(prog)s {importlib.metadata.version('bbqmis')}"
     )
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     serve = commands.add_parser(

@@ -6,6 +6,7 @@ Run ``python -m backends.vqpu --help`` for examples.
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 import json
 import logging
 import os
@@ -73,6 +74,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Virtual QPU: share one quantum backend between many jobs.",
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--version", action="version", version=f"%(prog)s {importlib.metadata.version('bbqmis')}"
     )
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     for name, help, add_arguments in (
