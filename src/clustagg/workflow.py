@@ -3,7 +3,8 @@
 Each step runs as ``python -m clustagg cluster|aggregate|score`` (:mod:`clustagg.cli`);
 the cluster step runs under ``mpiexec -n cluster_processes``. A step whose output is
 already on disk is skipped (:class:`clustagg.rounds.RoundFiles`), a failed step is rerun
-once, so a killed step or runner is recovered by running again on the same directory.
+once (as is one that runs past ``CLUSTAGG_STEP_TIMEOUT`` seconds, when set), so a killed
+step or runner is recovered by running again on the same directory.
 The same loop is described for workflow managers in ``examples/clustagg/workflow.cwl``.
 Node-seconds: floor 0; ``cluster_processes`` nodes for the cluster step, 0 for the
 quantum step (it holds no classical node), 1 for the score step.
@@ -35,7 +36,7 @@ from .result import AggregationResult
 from .rounds import PHASES, RoundFiles
 from .timeline import Timeline
 
-__all__ = ["StepCommands", "run_step", "run_workflow", "srun_partitions"]
+__all__ = ["StepCommands", "run_step", "run_workflow", "srun_partitions", "step_timeout"]
 
 
 def _flags(options: Mapping[str, object]) -> list[str]:
@@ -151,8 +152,41 @@ def srun_partitions() -> tuple[str, str] | None:
     return cpu, qpu
 
 
-def run_step(command: list[str], description: str) -> None:
-    """Run a step's command; rerun it once if it fails.
+def step_timeout() -> float | None:
+    """Seconds after which a step is killed and rerun: ``CLUSTAGG_STEP_TIMEOUT``, unset for none.
+
+    A step that hangs (an MPI start-up through Slurm's PMI-2 that never completes, a lost
+    node) is then treated as a failed one.
+
+    Examples
+    --------
+    >>> import os
+    >>> from unittest import mock
+    >>> with mock.patch.dict(os.environ, {"CLUSTAGG_STEP_TIMEOUT": "90"}):
+    ...     step_timeout()
+    90.0
+
+    Raises
+    ------
+    InvalidParameterError
+        If the variable is set but not a positive number of seconds.
+    """
+    text = os.environ.get("CLUSTAGG_STEP_TIMEOUT")
+    if not text:
+        return None
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = -1.0
+    if not 0 < seconds < float("inf"):
+        raise InvalidParameterError(
+            f"CLUSTAGG_STEP_TIMEOUT must be a positive number of seconds, got {text!r}"
+        )
+    return seconds
+
+
+def run_step(command: list[str], description: str, timeout: float | None = None) -> None:
+    """Run a step's command; rerun it once if it fails or runs longer than ``timeout`` seconds.
 
     Raises
     ------
@@ -160,10 +194,15 @@ def run_step(command: list[str], description: str) -> None:
         If both attempts fail; the message ends with the second attempt's stderr.
     """
     for _attempt in (1, 2):
-        done = subprocess.run(command, capture_output=True, text=True)
+        try:
+            done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            reason = f"timed out after {timeout:g} s"
+            continue
         if done.returncode == 0:
             return
-    raise ClustAggError(f"workflow step {description} failed twice:\n{done.stderr.strip()}")
+        reason = done.stderr.strip()
+    raise ClustAggError(f"workflow step {description} failed twice:\n{reason}")
 
 
 def run_workflow(
@@ -205,7 +244,7 @@ def run_workflow(
     """
     rounds = RoundFiles(workdir, X, seed)
     timeline = Timeline(floor=0)
-    partitions = srun_partitions()
+    partitions, timeout = srun_partitions(), step_timeout()
     if partitions is None and processes > 1 and shutil.which("mpiexec") is None:
         raise InvalidParameterError(
             f"cluster_processes={processes} needs mpiexec on PATH; use 1 to run serially"
@@ -213,7 +252,7 @@ def run_workflow(
     commands = StepCommands(rounds, solver, options, loop, processes, partitions)
 
     def execute(phase: str) -> Callable[[int], None]:
-        return lambda i: run_step(commands(i, phase), f"{phase} of round {i}")
+        return lambda i: run_step(commands(i, phase), f"{phase} of round {i}", timeout)
 
     nodes = {"cluster": processes, "quantum": 0, "score": 1}
     return rounds.run(timeline, loop, {phase: execute(phase) for phase in PHASES}, nodes, "workflow")

@@ -75,6 +75,27 @@ def test_run_step_reruns_a_failed_step_once(tmp_path):
         workflow.run_step([sys.executable, "-c", failing, "x"], "score of round 3")
 
 
+@pytest.mark.timeout(60)
+def test_run_step_kills_and_reruns_a_step_that_hangs(tmp_path):
+    marker = tmp_path / "hung-once"
+    hangs_once = (
+        "import pathlib, sys, time; p = pathlib.Path(sys.argv[1]); first = not p.exists(); p.touch(); "
+        "time.sleep(60 if first else 0)"
+    )
+    workflow.run_step([sys.executable, "-c", hangs_once, str(marker)], "flaky", timeout=5)
+    with pytest.raises(
+        ClustAggError, match="workflow step cluster of round 0 failed twice:\ntimed out after 0.5 s"
+    ):
+        workflow.run_step([sys.executable, "-c", "import time; time.sleep(60)"], "cluster of round 0", 0.5)
+
+
+@pytest.mark.parametrize("text", ["0", "-3", "soon", "inf"])
+def test_a_bad_step_timeout_names_the_variable(text, monkeypatch):
+    monkeypatch.setenv("CLUSTAGG_STEP_TIMEOUT", text)
+    with pytest.raises(InvalidParameterError, match="CLUSTAGG_STEP_TIMEOUT must be a positive number"):
+        workflow.step_timeout()
+
+
 def test_mpiexec_is_required_for_several_cluster_processes(points_1000, tmp_path, monkeypatch):
     monkeypatch.setattr(shutil, "which", lambda name: None)
     with pytest.raises(InvalidParameterError, match="cluster_processes=3 needs mpiexec on PATH; use 1"):

@@ -12,7 +12,7 @@ from clustagg import slurm as slurmlib
 from .conftest import CLUSTER, ROOT, job_output
 
 GRAPH = ROOT / "data" / "graphs" / "myciel4.col"
-ARGS = ["--exact-share", "0", "--shots", "128", "--seed", "5"]
+ARGS = ["--exact-share", "0", "--lp-share", "0", "--shots", "128", "--seed", "5"]  # branching circuits only
 SAME = ("coloring", "num_colors", "lower_bound", "optimal", "stopped")
 
 

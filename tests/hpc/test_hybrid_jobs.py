@@ -10,7 +10,7 @@ from clustagg import slurm as slurmlib
 from .conftest import CLUSTER, ROOT, job_output
 
 GRAPH = ROOT / "data" / "graphs" / "myciel3.col"
-ARGS = "--exact-share 0 --heuristic --shots 128 --seed 3"
+ARGS = "--exact-share 0 --lp-share 0 --heuristic --shots 128 --seed 3"  # branching circuits only
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 

@@ -29,7 +29,7 @@ def test_workflow_steps_run_as_slurm_jobs_on_the_cpu_and_qpu_partitions(slurm, t
         [sys.executable, "-m", "clustagg", "workflow", "--n-samples", str(N), "--max-iter", "1"]
         + ["--threshold", "0.99", "--solver", "exact", "--seed", "4"]
         + ["--workdir", str(tmp_path / "wf"), "--json", str(tmp_path / "out.json")],
-        env={**slurm.env, "CLUSTAGG_SRUN_PARTITIONS": "cpu:qpu"},
+        env={**slurm.env, "CLUSTAGG_SRUN_PARTITIONS": "cpu:qpu", "CLUSTAGG_STEP_TIMEOUT": "90"},
         capture_output=True,
         text=True,
         timeout=240,
@@ -39,7 +39,10 @@ def test_workflow_steps_run_as_slurm_jobs_on_the_cpu_and_qpu_partitions(slurm, t
     assert result["iterations"] == pytest.approx(expected.iterations, abs=1e-12)
     assert result["labels"] == list(expected.labels)
     steps = [(r.partition, r.nodes, r.state) for r in slurmlib.read_job_records(slurm.job_records)[before:]]
-    assert steps == [("cpu", 3, "COMPLETED"), ("qpu", 1, "COMPLETED"), ("cpu", 1, "COMPLETED")]
+    completed = [step for step in steps if step[2] == "COMPLETED"]
+    assert completed == [("cpu", 3, "COMPLETED"), ("qpu", 1, "COMPLETED"), ("cpu", 1, "COMPLETED")]
+    # a step that hung at MPI start-up (PMI-2, seen about once in 20 steps) was killed and rerun
+    assert len(steps) - len(completed) <= 1, steps
 
 
 @pytest.mark.timeout(300)
