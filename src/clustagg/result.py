@@ -72,6 +72,23 @@ class AggregationResult:
     fallbacks: int
     timeline: list[PhaseRecord] = field(default_factory=list)
 
+    def __repr__(self) -> str:
+        """One line: mode, points, clusters, best silhouette and its round, rounds, seconds.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> AggregationResult(np.array([0, 0, 1, 1]), 0.7, [{}, {}], [0.2, 0.7], 2.0, 2.0, "baseline", 0, 1,
+        ...                   [{}, {}], 0)  # doctest: +ELLIPSIS
+        AggregationResult(mode='baseline', points=4, clusters=2, silhouette=0.7, best_iteration=1, ...)
+        """
+        return (
+            f"AggregationResult(mode={self.mode!r}, points={len(self.labels)}, "
+            f"clusters={len(self.chosen_clusters)}, silhouette={self.silhouette:.4g}, "
+            f"best_iteration={self.best_iteration}, rounds={len(self.iterations)}, "
+            f"wall_seconds={self.wall_seconds:.4g}, node_seconds={self.node_seconds:.4g})"
+        )
+
     def to_json(self) -> dict[str, Any]:
         """Plain-dict form with the attribute names as keys (labels as a list).
 
