@@ -155,8 +155,8 @@ def srun_partitions() -> tuple[str, str] | None:
 def step_timeout() -> float | None:
     """Seconds after which a step is killed and rerun: ``CLUSTAGG_STEP_TIMEOUT``, unset for none.
 
-    A step that hangs (an MPI start-up through Slurm's PMI-2 that never completes, a lost
-    node) is then treated as a failed one.
+    A step that hangs (a lost node, an MPI start-up that never completes) is then treated
+    as a failed one.
 
     Examples
     --------
@@ -191,13 +191,16 @@ def run_step(command: list[str], description: str, timeout: float | None = None)
     Raises
     ------
     ClustAggError
-        If both attempts fail; the message ends with the second attempt's stderr.
+        If both attempts fail; the message ends with the second attempt's stderr (what it
+        had printed, for one that timed out).
     """
     for _attempt in (1, 2):
         try:
             done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
-        except subprocess.TimeoutExpired:
+        except subprocess.TimeoutExpired as exc:
+            printed = exc.stderr.decode(errors="replace") if isinstance(exc.stderr, bytes) else exc.stderr
             reason = f"timed out after {timeout:g} s"
+            reason += f"; it printed:\n{printed.strip()}" if printed else ""
             continue
         if done.returncode == 0:
             return

@@ -83,10 +83,12 @@ def test_run_step_kills_and_reruns_a_step_that_hangs(tmp_path):
         "time.sleep(60 if first else 0)"
     )
     workflow.run_step([sys.executable, "-c", hangs_once, str(marker)], "flaky", timeout=5)
+    hangs = "import sys, time; print('waiting for resources', file=sys.stderr, flush=True); time.sleep(60)"
     with pytest.raises(
-        ClustAggError, match="workflow step cluster of round 0 failed twice:\ntimed out after 0.5 s"
+        ClustAggError,
+        match="cluster of round 0 failed twice:\ntimed out after 2 s; it printed:\nwaiting for resources$",
     ):
-        workflow.run_step([sys.executable, "-c", "import time; time.sleep(60)"], "cluster of round 0", 0.5)
+        workflow.run_step([sys.executable, "-c", hangs], "cluster of round 0", 2)
 
 
 @pytest.mark.parametrize("text", ["0", "-3", "soon", "inf"])

@@ -44,6 +44,7 @@ PY
 sed -e "s|@STATE@|$STATE|g" -e "s|@NODE@|$NODE|g" -e "s|@CTLD_PORT@|$CTLD_PORT|g" \
     -e "s|@PORT_C1@|$P1|g" -e "s|@PORT_C2@|$P2|g" -e "s|@PORT_C3@|$P3|g" -e "s|@PORT_Q1@|$P4|g" \
     "$HERE/slurm.conf" > "$STATE/slurm.conf"
+install -m 755 "$HERE/task_prolog.sh" "$STATE/task_prolog.sh"
 echo "export SLURM_CONF=$STATE/slurm.conf" > "$STATE/env"
 export SLURM_CONF=$STATE/slurm.conf
 
