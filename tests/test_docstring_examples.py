@@ -80,6 +80,7 @@ COVERED_MODULES = [
     "clustagg.clusterers",
     "clustagg.data",
     "clustagg.errors",
+    "clustagg.hq",
     "clustagg.loop",
     "clustagg.plotting",
     "clustagg.reference",

@@ -14,6 +14,8 @@ step is a Slurm job of its own, started with ``srun``: the cluster step on
 ``cluster_processes`` nodes of partition CPU (one MPI task per node, through Slurm's PMI),
 the quantum step on one node of partition QPU, the score step on one node of CPU. Nodes are
 then held only while a step runs, and Slurm's job records show what each step held.
+With ``CLUSTAGG_HQ_SERVER_DIR=DIR`` the quantum step is a HyperQueue job instead
+(:mod:`clustagg.hq`), as the reference application submits it.
 """
 
 from __future__ import annotations
@@ -31,12 +33,13 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .errors import ClustAggError, InvalidParameterError
+from .hq import HyperQueueStep, hq_server_dir
 from .loop import LoopSettings
 from .result import AggregationResult
 from .rounds import PHASES, RoundFiles
 from .timeline import Timeline
 
-__all__ = ["StepCommands", "run_step", "run_workflow", "srun_partitions", "step_timeout"]
+__all__ = ["StepCommands", "run_local", "run_step", "run_workflow", "srun_partitions", "step_timeout"]
 
 
 def _flags(options: Mapping[str, object]) -> list[str]:
@@ -62,6 +65,8 @@ class StepCommands:
     partitions : (str, str), optional
         Slurm partitions ``(cpu, qpu)``: every step becomes ``srun`` on them (see the
         module's description); default: local processes.
+    hyperqueue : bool
+        The quantum step goes to a HyperQueue worker (:mod:`clustagg.hq`): no ``srun``.
     """
 
     rounds: RoundFiles
@@ -70,6 +75,7 @@ class StepCommands:
     loop: LoopSettings
     processes: int
     partitions: tuple[str, str] | None = None
+    hyperqueue: bool = False
 
     def __call__(self, i: int, phase: str) -> list[str]:
         """Command of ``phase`` of round ``i``."""
@@ -99,7 +105,7 @@ class StepCommands:
     def aggregate(self, i: int) -> list[str]:
         """``python -m clustagg aggregate ...`` without ``--seed`` and ``--out``."""
         return [
-            *self.srun(1, 1),
+            *([] if self.hyperqueue else self.srun(1, 1)),
             *self.python,
             "aggregate",
             "--clusters",
@@ -185,26 +191,55 @@ def step_timeout() -> float | None:
     return seconds
 
 
-def run_step(command: list[str], description: str, timeout: float | None = None) -> None:
+def run_local(command: list[str], timeout: float | None = None) -> str | None:
+    """Run a step's command in a child process; None if it succeeded, else why it failed.
+
+    Examples
+    --------
+    >>> import sys
+    >>> run_local([sys.executable, "-c", "pass"]) is None
+    True
+    >>> run_local([sys.executable, "-c", "import sys; sys.exit('no clusters')"])
+    'no clusters'
+    """
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired as exc:
+        printed = exc.stderr.decode(errors="replace") if isinstance(exc.stderr, bytes) else exc.stderr
+        reason = f"timed out after {timeout:g} s"
+        return reason + (f"; it printed:\n{printed.strip()}" if printed else "")
+    return None if done.returncode == 0 else done.stderr.strip()
+
+
+def run_step(
+    command: list[str],
+    description: str,
+    timeout: float | None = None,
+    attempt: Callable[[list[str], float | None], str | None] = run_local,
+) -> None:
     """Run a step's command; rerun it once if it fails or runs longer than ``timeout`` seconds.
+
+    Parameters
+    ----------
+    command : list of str
+    description : str
+        The step, for the error message (``"cluster of round 0"``).
+    timeout : float, optional
+        Seconds after which an attempt is killed.
+    attempt : callable
+        ``attempt(command, timeout)`` runs the command once and returns None if it succeeded,
+        else why it failed: :func:`run_local`, or a :class:`~clustagg.hq.HyperQueueStep`.
 
     Raises
     ------
     ClustAggError
-        If both attempts fail; the message ends with the second attempt's stderr (what it
-        had printed, for one that timed out).
+        If both attempts fail; the message ends with the second attempt's reason (its
+        stderr, or what it had printed when it timed out).
     """
     for _attempt in (1, 2):
-        try:
-            done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
-        except subprocess.TimeoutExpired as exc:
-            printed = exc.stderr.decode(errors="replace") if isinstance(exc.stderr, bytes) else exc.stderr
-            reason = f"timed out after {timeout:g} s"
-            reason += f"; it printed:\n{printed.strip()}" if printed else ""
-            continue
-        if done.returncode == 0:
+        reason = attempt(command, timeout)
+        if reason is None:
             return
-        reason = done.stderr.strip()
     raise ClustAggError(f"workflow step {description} failed twice:\n{reason}")
 
 
@@ -241,21 +276,28 @@ def run_workflow(
     Raises
     ------
     InvalidParameterError
-        If ``processes > 1`` and ``mpiexec`` is not on ``PATH``.
+        If ``processes > 1`` and ``mpiexec`` is not on ``PATH``, or
+        ``CLUSTAGG_HQ_SERVER_DIR`` names no HyperQueue server.
     ClustAggError
         If a step fails twice.
     """
     rounds = RoundFiles(workdir, X, seed)
     timeline = Timeline(floor=0)
-    partitions, timeout = srun_partitions(), step_timeout()
+    partitions, timeout, server = srun_partitions(), step_timeout(), hq_server_dir()
     if partitions is None and processes > 1 and shutil.which("mpiexec") is None:
         raise InvalidParameterError(
             f"cluster_processes={processes} needs mpiexec on PATH; use 1 to run serially"
         )
-    commands = StepCommands(rounds, solver, options, loop, processes, partitions)
+    hyperqueue = None if server is None else HyperQueueStep(server)
+    commands = StepCommands(rounds, solver, options, loop, processes, partitions, hyperqueue is not None)
+
+    def attempt(i: int, phase: str) -> Callable[[list[str], float | None], str | None]:
+        if phase != "quantum" or hyperqueue is None:
+            return run_local
+        return lambda command, limit: hyperqueue(command, limit, rounds.outputs(i)[phase])
 
     def execute(phase: str) -> Callable[[int], None]:
-        return lambda i: run_step(commands(i, phase), f"{phase} of round {i}", timeout)
+        return lambda i: run_step(commands(i, phase), f"{phase} of round {i}", timeout, attempt(i, phase))
 
     nodes = {"cluster": processes, "quantum": 0, "score": 1}
     return rounds.run(timeline, loop, {phase: execute(phase) for phase in PHASES}, nodes, "workflow")
