@@ -52,7 +52,7 @@ def hq_server_dir() -> Path | None:
 
 
 class HyperQueueStep:
-    """Runs a step's command as a one-task job of a HyperQueue server.
+    r"""Runs a step's command as a one-task job of a HyperQueue server.
 
     Connecting happens here, before any step runs, so a server that does not answer is
     reported at once.
@@ -81,9 +81,9 @@ class HyperQueueStep:
     ...     step = HyperQueueStep(folder)
     ...     step([sys.executable, "-c", "print('on a worker')"], None, folder / "step.json")
     ...     step([sys.executable, "-c", "import sys; sys.exit('no clusters')"], None, folder / "bad.json")
-    'HyperQueue job 2: Program terminated with exit code 1.\\nno clusters'
+    'HyperQueue job 2: Program terminated with exit code 1.\nno clusters'
     >>> (folder / "step.hq.out").read_text()
-    'on a worker\\n'
+    'on a worker\n'
     """
 
     def __init__(self, server_dir: Path) -> None:

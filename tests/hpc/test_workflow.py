@@ -1,6 +1,8 @@
-"""The workflow mode for real: steps as Slurm jobs (srun per step), and the CWL loop under cwltool."""
+"""The workflow mode for real: steps as Slurm jobs (srun per step), the CWL loop under cwltool,
+and under StreamFlow with its steps bound to the cpu and qpu partitions."""
 
 import json
+import shutil
 import subprocess
 import sys
 
@@ -63,3 +65,32 @@ def test_cwl_loop_runs_under_cwltool(tmp_path, expected):
     score = json.loads((tmp_path / "out" / "score.json").read_text())
     assert score["iterations"] == pytest.approx(expected.iterations, abs=1e-12)
     assert score["silhouette"] == pytest.approx(expected.silhouette, abs=1e-12)
+
+
+@pytest.mark.timeout(420)
+def test_cwl_loop_runs_under_streamflow_with_steps_on_the_cpu_and_qpu_partitions(slurm, tmp_path, expected):
+    # the example's CWL files and StreamFlow file, with this test's points and job
+    example = tmp_path / "example"
+    shutil.copytree(ROOT / "examples" / "clustagg", example)
+    generate = [sys.executable, "-m", "clustagg", "generate", "--n-samples", str(N)]
+    subprocess.run([*generate, "--out", str(example / "points.csv")], check=True)
+    (example / "job-slurm.yml").write_text(
+        "points: {class: File, path: points.csv}\nseed: 4\nthreshold: 0.99\nmax_iter: 1\nsolver: exact\n"
+        "processes: 3\n"
+    )
+    before = len(slurmlib.read_job_records(slurm.job_records))
+    done = subprocess.run(
+        [sys.executable, "-m", "streamflow", "run", "--quiet", "--outdir", str(tmp_path / "out")]
+        + [str(example / "streamflow.yml")],
+        env={**slurm.env, "HOME": str(tmp_path)},  # StreamFlow keeps its database in ~/.streamflow
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=400,
+    )
+    assert done.returncode == 0, done.stderr[-3000:] + done.stdout[-3000:]
+    score = json.loads((tmp_path / "out" / "score.json").read_text())
+    assert score["iterations"] == pytest.approx(expected.iterations, abs=1e-12)
+    assert score["silhouette"] == pytest.approx(expected.silhouette, abs=1e-12)
+    steps = [(r.partition, r.nodes, r.state) for r in slurmlib.read_job_records(slurm.job_records)[before:]]
+    assert steps == [("cpu", 3, "COMPLETED"), ("qpu", 1, "COMPLETED"), ("cpu", 1, "COMPLETED")]
