@@ -14,7 +14,10 @@ step is a Slurm job of its own, started with ``srun``: the cluster step on
 ``cluster_processes`` nodes of partition CPU (one MPI task per node, through Slurm's PMI),
 the quantum step on one node of partition QPU, the score step on one node of CPU. Nodes are
 then held only while a step runs, and Slurm's job records show what each step held.
-With ``CLUSTAGG_HQ_SERVER_DIR=DIR`` the quantum step is a HyperQueue job instead
+Inside a heterogeneous Slurm job, ``CLUSTAGG_SRUN_HETJOB=1`` starts the steps with ``srun`` on
+its components instead: classical steps on component 0, the quantum step on component 1 (a
+sub-job of a chain, ``examples/slurm/cluster/clustagg_chain_step.sh``). With
+``CLUSTAGG_HQ_SERVER_DIR=DIR`` the quantum step is a HyperQueue job instead
 (:mod:`clustagg.hq`), as the reference application submits it.
 """
 
@@ -39,7 +42,15 @@ from .result import AggregationResult
 from .rounds import PHASES, RoundFiles
 from .timeline import Timeline
 
-__all__ = ["StepCommands", "run_local", "run_step", "run_workflow", "srun_partitions", "step_timeout"]
+__all__ = [
+    "StepCommands",
+    "run_local",
+    "run_step",
+    "run_workflow",
+    "srun_hetjob",
+    "srun_partitions",
+    "step_timeout",
+]
 
 
 def _flags(options: Mapping[str, object]) -> list[str]:
@@ -67,6 +78,9 @@ class StepCommands:
         module's description); default: local processes.
     hyperqueue : bool
         The quantum step goes to a HyperQueue worker (:mod:`clustagg.hq`): no ``srun``.
+    hetjob : bool
+        Every step becomes ``srun`` on a component of the heterogeneous job it runs in
+        (component 0 classical, 1 quantum) instead of on a partition.
     """
 
     rounds: RoundFiles
@@ -76,6 +90,7 @@ class StepCommands:
     processes: int
     partitions: tuple[str, str] | None = None
     hyperqueue: bool = False
+    hetjob: bool = False
 
     def __call__(self, i: int, phase: str) -> list[str]:
         """Command of ``phase`` of round ``i``."""
@@ -89,14 +104,22 @@ class StepCommands:
         return [sys.executable, "-m", "clustagg"]
 
     def srun(self, partition: int, nodes: int) -> list[str]:
-        """``srun`` on ``nodes`` nodes of ``partitions[partition]``, one task each; [] without partitions."""
-        if self.partitions is None:
+        """``srun`` on ``nodes`` nodes, one task each; [] when steps are local.
+
+        The nodes are those of ``partitions[partition]``, or of component ``partition`` of the
+        heterogeneous job (``hetjob``).
+        """
+        if self.hetjob:
+            where = f"--het-group={partition}"
+        elif self.partitions is not None:
+            where = f"--partition={self.partitions[partition]}"
+        else:
             return []
-        return ["srun", f"--partition={self.partitions[partition]}", f"--nodes={nodes}", f"--ntasks={nodes}"]
+        return ["srun", where, f"--nodes={nodes}", f"--ntasks={nodes}"]
 
     def cluster(self, i: int) -> list[str]:
         """``[mpiexec -n p | srun ...] python -m clustagg cluster ...`` without ``--seed`` and ``--out``."""
-        if self.partitions is not None:
+        if self.partitions is not None or self.hetjob:
             launcher = self.srun(0, self.processes)
         else:
             launcher = ["mpiexec", "-n", str(self.processes)] if self.processes > 1 else []
@@ -156,6 +179,31 @@ def srun_partitions() -> tuple[str, str] | None:
             f"CLUSTAGG_SRUN_PARTITIONS must be CPU_PARTITION:QPU_PARTITION, e.g. cpu:qpu, got {text!r}"
         )
     return cpu, qpu
+
+
+def srun_hetjob() -> bool:
+    """Whether ``CLUSTAGG_SRUN_HETJOB=1``: steps run on the components of the current heterogeneous job.
+
+    Examples
+    --------
+    >>> import os
+    >>> from unittest import mock
+    >>> with mock.patch.dict(os.environ, {"CLUSTAGG_SRUN_HETJOB": "1"}):
+    ...     srun_hetjob()
+    True
+
+    Raises
+    ------
+    InvalidParameterError
+        If the variable is set to anything but 0 or 1, or ``CLUSTAGG_SRUN_PARTITIONS`` is
+        set too.
+    """
+    text = os.environ.get("CLUSTAGG_SRUN_HETJOB", "0")
+    if text not in ("0", "1"):
+        raise InvalidParameterError(f"CLUSTAGG_SRUN_HETJOB must be 0 or 1, got {text!r}")
+    if text == "1" and os.environ.get("CLUSTAGG_SRUN_PARTITIONS"):
+        raise InvalidParameterError("CLUSTAGG_SRUN_HETJOB=1 and CLUSTAGG_SRUN_PARTITIONS exclude each other")
+    return text == "1"
 
 
 def step_timeout() -> float | None:
@@ -283,13 +331,16 @@ def run_workflow(
     """
     rounds = RoundFiles(workdir, X, seed)
     timeline = Timeline(floor=0)
-    partitions, timeout, server = srun_partitions(), step_timeout(), hq_server_dir()
-    if partitions is None and processes > 1 and shutil.which("mpiexec") is None:
+    partitions, hetjob = srun_partitions(), srun_hetjob()
+    timeout, server = step_timeout(), hq_server_dir()
+    if partitions is None and not hetjob and processes > 1 and shutil.which("mpiexec") is None:
         raise InvalidParameterError(
             f"cluster_processes={processes} needs mpiexec on PATH; use 1 to run serially"
         )
     hyperqueue = None if server is None else HyperQueueStep(server)
-    commands = StepCommands(rounds, solver, options, loop, processes, partitions, hyperqueue is not None)
+    commands = StepCommands(
+        rounds, solver, options, loop, processes, partitions, hyperqueue=hyperqueue is not None, hetjob=hetjob
+    )
 
     def attempt(i: int, phase: str) -> Callable[[list[str], float | None], str | None]:
         if phase != "quantum" or hyperqueue is None:

@@ -1,11 +1,11 @@
-"""The workflow's steps as Slurm jobs: command lines and the CLUSTAGG_SRUN_PARTITIONS setting."""
+"""The workflow's steps as Slurm jobs or job steps: command lines, CLUSTAGG_SRUN_PARTITIONS and _HETJOB."""
 
 import pytest
 
 from clustagg.errors import InvalidParameterError
 from clustagg.loop import LoopSettings
 from clustagg.rounds import RoundFiles
-from clustagg.workflow import StepCommands, srun_partitions
+from clustagg.workflow import StepCommands, srun_hetjob, srun_partitions
 
 
 @pytest.fixture
@@ -44,3 +44,30 @@ def test_malformed_partitions_are_refused_with_the_value(monkeypatch, value):
         match=f"CLUSTAGG_SRUN_PARTITIONS must be CPU_PARTITION:QPU_PARTITION.*{value!r}",
     ):
         srun_partitions()
+
+
+def test_in_a_heterogeneous_job_each_step_runs_on_its_component(tmp_path, points_1000):
+    rounds = RoundFiles(tmp_path, points_1000, seed=10)
+    commands = StepCommands(rounds, "exact", {}, LoopSettings(), 3, hetjob=True)
+    cluster, quantum, score = (commands(0, phase) for phase in ("cluster", "quantum", "score"))
+    assert cluster[:4] == ["srun", "--het-group=0", "--nodes=3", "--ntasks=3"]
+    assert "mpiexec" not in cluster
+    assert quantum[:4] == ["srun", "--het-group=1", "--nodes=1", "--ntasks=1"]
+    assert score[:4] == ["srun", "--het-group=0", "--nodes=1", "--ntasks=1"]
+
+
+@pytest.mark.parametrize(("value", "expected"), [("0", False), ("1", True)])
+def test_hetjob_comes_from_the_environment(monkeypatch, value, expected):
+    monkeypatch.delenv("CLUSTAGG_SRUN_PARTITIONS", raising=False)
+    monkeypatch.setenv("CLUSTAGG_SRUN_HETJOB", value)
+    assert srun_hetjob() is expected
+
+
+def test_hetjob_and_partitions_exclude_each_other_and_bad_values_are_named(monkeypatch):
+    monkeypatch.setenv("CLUSTAGG_SRUN_HETJOB", "yes")
+    with pytest.raises(InvalidParameterError, match="CLUSTAGG_SRUN_HETJOB must be 0 or 1, got 'yes'"):
+        srun_hetjob()
+    monkeypatch.setenv("CLUSTAGG_SRUN_HETJOB", "1")
+    monkeypatch.setenv("CLUSTAGG_SRUN_PARTITIONS", "cpu:qpu")
+    with pytest.raises(InvalidParameterError, match="exclude each other"):
+        srun_hetjob()

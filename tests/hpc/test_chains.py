@@ -1,4 +1,5 @@
-"""A sub-job chain (sbatch --dependency=afterok) continues from checkpoints to the monolithic result."""
+"""Sub-job chains (sbatch --dependency=afterok) continue from checkpoints to the monolithic result:
+BBQ-MIS colouring (one block of node expansions per sub-job) and clustering (one round)."""
 
 import json
 import subprocess
@@ -7,7 +8,9 @@ import time
 
 import pytest
 
+import clustagg
 from clustagg import slurm as slurmlib
+from clustagg.data import read_points
 
 from .conftest import CLUSTER, ROOT, job_output
 
@@ -52,3 +55,40 @@ def test_chain_of_subjobs_gives_the_monolithic_result(slurm, tmp_path):
     # every sub-job held the qpu node for one block only: each service ran at most 6 batches
     for stats in chain.glob("service-*.json"):
         assert 1 <= json.loads(stats.read_text())["requests"] <= 6
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(420)
+def test_clustering_chain_of_one_round_subjobs_gives_the_one_process_result(slurm, tmp_path):
+    points = tmp_path / "points.csv"
+    n, seed, rounds = 900, 4, 2
+    generate = [sys.executable, "-m", "clustagg", "generate", "--n-samples", str(n), "--out", str(points)]
+    subprocess.run(generate, check=True, timeout=60)
+    expected = clustagg.run(read_points(points), solver="exact", max_iter=rounds, threshold=0.99, seed=seed)
+    chain = tmp_path / "chain"
+    before = len(slurmlib.read_job_records(slurm.job_records))
+    first = slurm.submit(
+        CLUSTER / "clustagg_chain_step.sh",
+        cwd=tmp_path,
+        env={"POINTS": str(points), "MAX_ITER": str(rounds), "THRESHOLD": "0.99", "CHAIN_DIR": str(chain)}
+        | {"CLUSTAGG_ARGS": f"--seed {seed} --solver exact"},
+    )
+    deadline = time.monotonic() + 360
+    while not (chain / "result.json").exists():
+        assert time.monotonic() < deadline, job_output(tmp_path, first)
+        followers = (chain / "jobs").read_text().split() if (chain / "jobs").exists() else []
+        slurm.jobs[1:] = [int(job) for job in followers]
+        failed = [j for j in slurm.jobs if slurmlib.job_state(j) in slurmlib.FINISHED - {"COMPLETED"}]
+        assert not failed, [job_output(tmp_path, j) for j in failed]
+        time.sleep(1)
+    result = json.loads((chain / "result.json").read_text())
+    assert result["iterations"] == pytest.approx(expected.iterations, abs=1e-12)
+    assert result["labels"] == list(expected.labels)
+    # one round per sub-job, each a heterogeneous job of 3 cpu nodes and the qpu node
+    assert [len(json.loads((chain / f"step-{k}.json").read_text())["iterations"]) for k in (1, 2)] == [1, 2]
+    for job in slurm.jobs:
+        slurmlib.wait_for_state(job, slurmlib.FINISHED, 30)
+    records = slurmlib.read_job_records(slurm.job_records)[before:]
+    assert sorted((r.partition, r.nodes, r.state) for r in records) == sorted(
+        [("cpu", 3, "COMPLETED"), ("qpu", 1, "COMPLETED")] * rounds
+    )
