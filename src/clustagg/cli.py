@@ -185,9 +185,11 @@ def _add_loop_command(commands: argparse._SubParsersAction[_Parser], name: str, 
 
 def _add_step_commands(commands: argparse._SubParsersAction[_Parser]) -> None:
     """Add ``generate`` and the three workflow steps ``cluster``, ``aggregate`` and ``score``."""
-    sub = _add_parser(commands, "generate", "write the reference data as CSV")
+    sub = _add_parser(commands, "generate", "write the reference data (CSV, or .npy by the --out suffix)")
     sub.add_argument("--n-samples", type=int, default=REFERENCE_SAMPLES, help="number of points")
-    sub.add_argument("--out", type=Path, required=True, help="CSV file")
+    sub.add_argument(
+        "--out", type=Path, required=True, help="output file: .npy for a numpy array, anything else CSV"
+    )
 
     sub = _add_parser(commands, "cluster", "step 1: the three base clusterings (one per MPI rank)")
     sub.add_argument("--points", type=Path, required=True, help="CSV or .npy points")

@@ -140,7 +140,9 @@ def read_points(path: str | os.PathLike[str]) -> NDArray[np.float64]:
 
 
 def write_points(points: ArrayLike, path: str | os.PathLike[str]) -> None:
-    """Write points as CSV with an ``x0,x1,...`` header (readable by :func:`read_points`).
+    """Write points as a ``.npy`` array, or else as CSV with an ``x0,x1,...`` header.
+
+    Either is readable by :func:`read_points`; the file is replaced atomically.
 
     Examples
     --------
@@ -151,9 +153,22 @@ def write_points(points: ArrayLike, path: str | os.PathLike[str]) -> None:
     ...     write_points(points, f"{folder}/points.csv")
     ...     print(open(f"{folder}/points.csv").readline().strip())
     ...     np.array_equal(read_points(f"{folder}/points.csv"), points)
+    ...     write_points(points, f"{folder}/points.npy")
+    ...     np.array_equal(read_points(f"{folder}/points.npy"), points)
     x0,x1
+    True
     True
     """
     points = check_points(points)
-    header = ",".join(f"x{i}" for i in range(points.shape[1]))
-    np.savetxt(path, points, delimiter=",", header=header, comments="", fmt="%.17g")
+    target = Path(path)
+    partial = target.with_name(f".{target.name}.partial")
+    try:
+        with partial.open("wb") as handle:
+            if target.suffix == ".npy":
+                np.save(handle, points, allow_pickle=False)
+            else:
+                header = ",".join(f"x{i}" for i in range(points.shape[1]))
+                np.savetxt(handle, points, delimiter=",", header=header, comments="", fmt="%.17g")
+        os.replace(partial, target)
+    finally:
+        partial.unlink(missing_ok=True)
