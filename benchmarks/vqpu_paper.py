@@ -67,40 +67,11 @@ def _run(command: list[str], env: dict[str, str], timeout: float = 60) -> str:
     return result.stdout
 
 
-def use_gres(state: Path, count: int) -> None:
-    """Restart the Slurm of ``state`` with ``count`` GRES ``vqpu`` on its node instead of licences only."""
-    conf = state / "slurm.conf"
-    text = conf.read_text()
-    lines = [
-        line + f" Gres=vqpu:{count}" if line.startswith("NodeName=") else line for line in text.splitlines()
-    ]
-    conf.write_text("GresTypes=vqpu\n" + "\n".join(lines) + "\n")
-    (state / "gres.conf").write_text(f"Name=vqpu Count={count}\n")
-    for daemon in ("slurmd", "slurmctld"):
-        pid = int((state / f"{daemon}.pid").read_text())
-        os.kill(pid, 15)
-        for _ in range(40):
-            if not Path(f"/proc/{pid}").exists():
-                break
-            time.sleep(0.25)
-    env = slurm_env(state)
-    subprocess.run(["slurmctld", "-i", "-f", str(conf)], env=env, check=True)
-    subprocess.run(["slurmd", "-f", str(conf)], env=env, check=True)
-    for _ in range(60):
-        if (
-            subprocess.run(
-                ["sinfo", "-h", "-N", "-o", "%t"], env=env, capture_output=True, text=True
-            ).stdout.strip()
-            == "idle"
-        ):
-            return
-        time.sleep(0.5)
-    raise RuntimeError(f"Slurm with GRES did not come up; logs in {state}")
-
-
 @contextmanager
-def slurm_cluster(licences: int, *, gres: bool = False) -> Iterator[dict[str, str]]:
+def slurm_cluster(licences: int) -> Iterator[dict[str, str]]:
     """Start the single-node Slurm of examples/slurm; yield its environment; stop it.
+
+    The node has ``licences`` vqpu licences and as many vqpu GRES; each job asks for one.
 
     Its state lives in a fresh directory under the system's temporary directory: MUNGE's
     socket path must stay within the 107 bytes of a Unix socket address.
@@ -109,8 +80,6 @@ def slurm_cluster(licences: int, *, gres: bool = False) -> Iterator[dict[str, st
     env = slurm_env(state)
     try:
         _run(["bash", str(SLURM / "start.sh"), str(state), str(licences)], env, timeout=90)
-        if gres:
-            use_gres(state, licences)
         yield env
     finally:
         subprocess.run(["bash", str(SLURM / "stop.sh"), str(state)], env=env, timeout=90)
@@ -178,7 +147,7 @@ def experiment(args, out: Path, progress) -> list[dict]:
     serve_args = ("--latency", str(args.latency), "--token-file", str(tokens), "--max-queue", "10000")
     server = Server(default_server_command(args.backend), db, *serve_args)
     points = []
-    with slurm_cluster(max(args.n), gres=args.gres) as env, server.running():
+    with slurm_cluster(max(args.n)) as env, server.running():
         for repeat in range(args.repeats):
             for alpha in args.alpha:
                 for n in sorted(args.n):

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Start a single-node Slurm on this machine, loopback only: munged, slurmctld and slurmd as root,
-# the node with this machine's real CPUs and memory, LICENSES vQPU licences.
+# the node with this machine's real CPUs and memory, LICENSES vQPU licences and as many vqpu GRES.
 #   bash examples/slurm/start.sh STATE_DIR [LICENSES]      (default LICENSES=4)
 #   source STATE_DIR/env     # sets SLURM_CONF for sbatch, squeue, sinfo
 #   bash examples/slurm/stop.sh STATE_DIR
@@ -45,6 +45,7 @@ PY
 sed -e "s|@STATE@|$STATE|g" -e "s|@NODE@|$NODE|g" -e "s|@CPUS@|$CPUS|g" -e "s|@MEMORY@|$MEMORY|g" \
     -e "s|@LICENSES@|$LICENSES|g" -e "s|@CTLD_PORT@|$CTLD_PORT|g" -e "s|@SLURMD_PORT@|$SLURMD_PORT|g" \
     "$HERE/slurm.conf" > "$STATE/slurm.conf"
+echo "Name=vqpu Count=$LICENSES" > "$STATE/gres.conf"
 echo "export SLURM_CONF=$STATE/slurm.conf" > "$STATE/env"
 export SLURM_CONF=$STATE/slurm.conf
 
@@ -54,7 +55,7 @@ slurmd -f "$SLURM_CONF"
 # wait (at most 30 s) until the node is idle
 for _ in $(seq 60); do
     if [ "$(sinfo -h -N -o %t 2>/dev/null)" = "idle" ]; then
-        echo "Slurm up: node $NODE ($CPUS CPUs, $MEMORY MB), Licenses=vqpu:$LICENSES; source $STATE/env"
+        echo "Slurm up: node $NODE ($CPUS CPUs, $MEMORY MB), Licenses=vqpu:$LICENSES, Gres=vqpu:$LICENSES; source $STATE/env"
         exit 0
     fi
     sleep 0.5
