@@ -31,12 +31,6 @@ srun --het-group=0 python -m bbqmis "$GRAPH" --executor serial --sampler qaoa --
     : --het-group=1 python -m backends.mpi_service serve --backend "${QPU_BACKEND:-aer}" \
         --stats "$CHAIN_DIR/service-$STEP.json"
 stopped=$(python -c 'import json, sys; print(json.load(open(sys.argv[1]))["stopped"])' "$CHAIN_DIR/step-$STEP.json")
-if [ "$stopped" = "node_limit" ]; then
-    next=$(CHAIN_STEP=$((STEP + 1)) CHAIN_DIR=$CHAIN_DIR CHAIN_SCRIPT=$HERE \
-        sbatch --parsable --dependency="afterok:$SLURM_JOB_ID" --export=ALL "$HERE")
-    echo "submitted step $((STEP + 1)) as job $next"
-    echo "$next" >> "$CHAIN_DIR/jobs"
-else
-    cp "$CHAIN_DIR/step-$STEP.json" "$CHAIN_DIR/result.json"
-    echo "chain finished at step $STEP ($stopped)"
-fi
+more=no
+if [ "$stopped" = "node_limit" ]; then more=yes; fi
+bash "$(dirname "$HERE")/chain_next.sh" "$HERE" "$STEP" "$CHAIN_DIR" "$more" "$stopped"

@@ -32,12 +32,9 @@ CLUSTAGG_SRUN_HETJOB=1 python -m clustagg workflow --points "$POINTS" --quiet \
     --cluster-processes "${SLURM_JOB_NUM_NODES_HET_GROUP_0:-3}" --threshold "$THRESHOLD" \
     --max-iter "$STEP" --workdir "$CHAIN_DIR/rounds" --json "$CHAIN_DIR/step-$STEP.json" ${CLUSTAGG_ARGS:-}
 last=$(python -c 'import json, sys; print(json.load(open(sys.argv[1]))["iterations"][-1])' "$CHAIN_DIR/step-$STEP.json")
+more=no
 if [ "$STEP" -lt "$MAX_ITER" ] && python -c 'import sys; sys.exit(float(sys.argv[1]) > float(sys.argv[2]))' "$last" "$THRESHOLD"; then
-    next=$(CHAIN_STEP=$((STEP + 1)) CHAIN_DIR=$CHAIN_DIR CHAIN_SCRIPT=$HERE \
-        sbatch --parsable --dependency="afterok:$SLURM_JOB_ID" --export=ALL "$HERE")
-    echo "submitted step $((STEP + 1)) as job $next"
-    echo "$next" >> "$CHAIN_DIR/jobs"
-else
-    cp "$CHAIN_DIR/step-$STEP.json" "$CHAIN_DIR/result.json"
-    echo "chain finished at step $STEP (silhouette $last, threshold $THRESHOLD, at most $MAX_ITER rounds)"
+    more=yes
 fi
+bash "$(dirname "$HERE")/chain_next.sh" "$HERE" "$STEP" "$CHAIN_DIR" "$more" \
+    "silhouette $last, threshold $THRESHOLD, at most $MAX_ITER rounds"
