@@ -380,6 +380,7 @@ def _step(args: argparse.Namespace) -> None:
     if args.command == "generate":
         from .data import write_points
 
+        _check_output(args.out, "--out")  # the workflow steps below create their run folders
         write_points(make_reference_points(args.n_samples), args.out)
     elif args.command == "cluster":
         from .mpi import world

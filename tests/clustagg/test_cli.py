@@ -223,6 +223,23 @@ def test_outputs_and_reference_are_checked_before_any_work(capsys, monkeypatch, 
 
 
 @pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (
+            ["generate", "--out", "no/such/dir/p.npy"],
+            "--out no/such/dir/p.npy: directory no/such/dir does not exist",
+        ),
+        (["generate", "--out", "."], "--out .: is a directory"),
+    ],
+)
+def test_generate_checks_its_output_before_any_work(capsys, monkeypatch, tmp_path, argv, message):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("clustagg.cli.make_reference_points", lambda n: pytest.fail("points were made"))
+    code, out, err = run_cli(capsys, *argv)
+    assert code == 2 and err.count("\n") == 1 and message in err and out == ""
+
+
+@pytest.mark.parametrize(
     ("raised", "code", "message"),
     [
         (
