@@ -119,10 +119,9 @@ class StepCommands:
 
     def cluster(self, i: int) -> list[str]:
         """``[mpiexec -n p | srun ...] python -m clustagg cluster ...`` without ``--seed`` and ``--out``."""
-        if self.partitions is not None or self.hetjob:
-            launcher = self.srun(0, self.processes)
-        else:
-            launcher = ["mpiexec", "-n", str(self.processes)] if self.processes > 1 else []
+        launcher = self.srun(0, self.processes)  # Slurm's tasks are the MPI ranks
+        if not launcher and self.processes > 1:
+            launcher = ["mpiexec", "-n", str(self.processes)]
         return [*launcher, *self.python, "cluster", "--points", str(self.rounds.points)]
 
     def aggregate(self, i: int) -> list[str]:

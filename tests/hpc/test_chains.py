@@ -19,6 +19,23 @@ ARGS = ["--exact-share", "0", "--lp-share", "0", "--shots", "128", "--seed", "5"
 SAME = ("coloring", "num_colors", "lower_bound", "optimal", "stopped")
 
 
+def wait_for_chain(slurm, chain, cwd, first, timeout=360):
+    """Wait until the chain started by job ``first`` writes ``chain/result.json``.
+
+    Fails with the job's output past ``timeout`` s, or with the outputs of any sub-job that
+    did not complete; every successor is registered with the fixture, so it is cancelled
+    at the end whatever happens.
+    """
+    deadline = time.monotonic() + timeout
+    while not (chain / "result.json").exists():
+        assert time.monotonic() < deadline, job_output(cwd, first)
+        followers = (chain / "jobs").read_text().split() if (chain / "jobs").exists() else []
+        slurm.jobs[1:] = [int(job) for job in followers]
+        failed = [j for j in slurm.jobs if slurmlib.job_state(j) in slurmlib.FINISHED - {"COMPLETED"}]
+        assert not failed, [job_output(cwd, j) for j in failed]
+        time.sleep(1)
+
+
 @pytest.mark.slow
 @pytest.mark.timeout(420)
 def test_chain_of_subjobs_gives_the_monolithic_result(slurm, tmp_path):
@@ -36,14 +53,7 @@ def test_chain_of_subjobs_gives_the_monolithic_result(slurm, tmp_path):
         cwd=tmp_path,
         env={"GRAPH": str(GRAPH), "BLOCK": "6", "CHAIN_DIR": str(chain), "BBQMIS_ARGS": " ".join(ARGS)},
     )
-    deadline = time.monotonic() + 360
-    while not (chain / "result.json").exists():
-        assert time.monotonic() < deadline, job_output(tmp_path, first)
-        followers = (chain / "jobs").read_text().split() if (chain / "jobs").exists() else []
-        slurm.jobs[1:] = [int(job) for job in followers]  # cancelled at the end, whatever happens
-        failed = [j for j in slurm.jobs if slurmlib.job_state(j) in slurmlib.FINISHED - {"COMPLETED"}]
-        assert not failed, [job_output(tmp_path, j) for j in failed]
-        time.sleep(1)
+    wait_for_chain(slurm, chain, tmp_path, first)
     expected = json.loads(monolithic.read_text())
     result = json.loads((chain / "result.json").read_text())
     assert {key: result[key] for key in SAME} == {key: expected[key] for key in SAME}
@@ -73,14 +83,7 @@ def test_clustering_chain_of_one_round_subjobs_gives_the_one_process_result(slur
         env={"POINTS": str(points), "MAX_ITER": str(rounds), "THRESHOLD": "0.99", "CHAIN_DIR": str(chain)}
         | {"CLUSTAGG_ARGS": f"--seed {seed} --solver exact"},
     )
-    deadline = time.monotonic() + 360
-    while not (chain / "result.json").exists():
-        assert time.monotonic() < deadline, job_output(tmp_path, first)
-        followers = (chain / "jobs").read_text().split() if (chain / "jobs").exists() else []
-        slurm.jobs[1:] = [int(job) for job in followers]
-        failed = [j for j in slurm.jobs if slurmlib.job_state(j) in slurmlib.FINISHED - {"COMPLETED"}]
-        assert not failed, [job_output(tmp_path, j) for j in failed]
-        time.sleep(1)
+    wait_for_chain(slurm, chain, tmp_path, first)
     result = json.loads((chain / "result.json").read_text())
     assert result["iterations"] == pytest.approx(expected.iterations, abs=1e-12)
     assert result["labels"] == list(expected.labels)
