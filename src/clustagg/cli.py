@@ -51,6 +51,14 @@ EXAMPLES = {
     "workflow": """\
   python -m clustagg workflow --n-samples 5000 --workdir wf/
   python -m clustagg workflow --points points.csv --cluster-processes 1 --workdir wf/ --json result.json
+  CLUSTAGG_SRUN_PARTITIONS=cpu:qpu python -m clustagg workflow --n-samples 5000 --workdir wf/
+
+environment:
+  CLUSTAGG_SRUN_PARTITIONS=CPU:QPU  every step a Slurm job (srun) on these partitions
+  CLUSTAGG_SRUN_HETJOB=1            every step a job step of the current heterogeneous job
+                                    (component 0 classical, 1 quantum)
+  CLUSTAGG_HQ_SERVER_DIR=DIR        the quantum step as a job of the HyperQueue server of DIR
+  CLUSTAGG_STEP_TIMEOUT=S           a step running longer than S seconds is killed and rerun
 """,
     "generate": """\
   python -m clustagg generate --n-samples 5000 --out points.csv
