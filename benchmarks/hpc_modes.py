@@ -4,11 +4,10 @@ Starts the emulated cluster of ``examples/slurm/cluster`` (compute nodes c1-c3 i
 partition ``cpu``, the quantum node q1 in ``qpu``) in a temporary state directory, runs
 the experiments below, and stops it. Wall times are taken on this machine's clock from
 submission to the end of the last job; node-seconds are the sum of nodes x (end - start)
-over the ``cpu``-partition records that Slurm's ``jobcomp/filetxt`` plugin writes for
-every finished job (classical nodes only; one-second resolution). No accounting database
-(``sacct``) is packaged for the emulation; every job here keeps its size from start to end
-(the malleable mode adds nodes as helper allocations, see :class:`clustagg.slurm.SlurmAllocation`),
-so each record is exact.
+over the ``cpu``-partition records of Slurm's accounting (``sacct`` through the cluster's
+slurmdbd; classical nodes only; one-second resolution), where a resized job has one
+record per size it had (the malleable mode grows and shrinks its own job, see
+:class:`clustagg.slurm.SlurmAllocation`).
 
 Part 1, clustering aggregation in three resource modes, one workload and two concurrent
 ones, ``--repeats`` times (mean and spread):
@@ -54,6 +53,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -91,9 +91,6 @@ class Cluster:
         }
         os.environ["SLURM_CONF"] = self.env["SLURM_CONF"]
 
-    def records(self) -> list[slurm.JobRecord]:
-        return slurm.read_job_records(self.state / "jobcomp.txt")
-
     def sbatch(self, *arguments: str, env: dict[str, str] | None = None) -> int:
         return slurm.submit(
             [f"--chdir={self.work}", f"--output={self.work}/slurm-%j.out", *arguments],
@@ -108,24 +105,29 @@ class Cluster:
                 detail = output.read_text()[-2000:] if output.exists() else ""
                 raise RuntimeError(f"job {job} ended {state}:\n{detail}")
 
-    def settle(self, count: int, timeout: float = 60.0) -> list[slurm.JobRecord]:
-        """Wait until at least ``count`` records exist (Slurm writes them as jobs complete)."""
-        deadline = time.monotonic() + timeout
-        while len(records := self.records()) < count and time.monotonic() < deadline:
-            time.sleep(0.5)
-        return records
-
 
 def measured(
     cluster: Cluster, launch: Callable[..., Callable[[], None]], *arguments: object
 ) -> tuple[float, list[slurm.JobRecord]]:
     """Run ``launch(*arguments)`` (which returns a waiter); return wall seconds and the new records."""
-    before = len(cluster.records())
+    since = datetime.now().replace(microsecond=0)
     tic = time.time()
     launch(*arguments)()
     wall = time.time() - tic
-    time.sleep(1.0)  # the last completion records
-    return wall, cluster.records()[before:]
+    return wall, settled_accounting(since)
+
+
+def settled_accounting(since: datetime, timeout: float = 15.0) -> list[slurm.JobRecord]:
+    """Accounting records of the jobs started since ``since``, once two reads 1 s apart agree
+    (slurmdbd receives the last records shortly after the jobs end)."""
+    deadline = time.monotonic() + timeout
+    records = slurm.read_accounting(since)
+    while time.monotonic() < deadline:
+        time.sleep(1.0)
+        records, previous = slurm.read_accounting(since), records
+        if records == previous:
+            break
+    return [r for r in records if r.start >= since.timestamp()]
 
 
 # ---------------------------------------------------------------- part 1: clustagg modes

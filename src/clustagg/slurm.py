@@ -1,13 +1,13 @@
 """Slurm from Python: submit, query, resize, and read Slurm's own job records.
 
-Thin wrappers around ``sbatch``, ``salloc``, ``scontrol`` and ``scancel`` (found on
-``PATH``; the cluster is the one ``SLURM_CONF`` names), used by the malleable mode to
-resize its allocation (:class:`SlurmAllocation`), and by the HPC tests and benchmarks.
-:func:`read_job_records` parses the records Slurm writes for every finished job with
-``JobCompType=jobcomp/filetxt`` (``examples/slurm/cluster/slurm.conf``): start, end and
-nodes of each job. Slurm 22.05 also writes a ``RESIZING`` record at each resize, but with
-its start equal to its end, so node-seconds of resized jobs are taken from the
-allocation sampled while they run (``benchmarks/hpc_modes.py``).
+Thin wrappers around ``sbatch``, ``salloc``, ``scontrol``, ``scancel`` and ``sacct``
+(found on ``PATH``; the cluster is the one ``SLURM_CONF`` names), used by the malleable
+mode to resize its allocation (:class:`SlurmAllocation`), and by the HPC tests and
+benchmarks. Two sources of job records: :func:`read_job_records` parses the line Slurm
+writes for every finished job with ``JobCompType=jobcomp/filetxt``
+(``examples/slurm/cluster/slurm.conf``), in the order jobs end, with no database needed;
+:func:`read_accounting` asks slurmdbd (``sacct``), which also keeps each size of a
+resized job with its start and end (``jobcomp/filetxt`` loses the first start).
 """
 
 from __future__ import annotations
@@ -30,10 +30,13 @@ __all__ = [
     "job_fields",
     "job_nodes",
     "job_state",
+    "parse_accounting",
     "parse_job_records",
+    "read_accounting",
     "read_job_records",
     "slurm",
     "submit",
+    "update_nodes",
     "wait_for_state",
 ]
 
@@ -218,26 +221,79 @@ def read_job_records(path: str | Path) -> list[JobRecord]:
     return parse_job_records(path.read_text().splitlines()) if path.exists() else []
 
 
+#: ``sacct`` fields read by :func:`read_accounting`, in this order.
+ACCOUNTING_FIELDS = "JobIDRaw,JobName,State,Partition,Start,End,NNodes"
+
+
+def parse_accounting(lines: Iterable[str]) -> list[JobRecord]:
+    """Parse ``sacct --duplicates -X -P -n -o`` :data:`ACCOUNTING_FIELDS` lines into records.
+
+    A resized job has one line per size it had (state ``RESIZING`` for all but the last).
+    Slurm 22.05 gives the second of them the job's start time instead of the first
+    resize's, so each segment starts where the job's previous one ended. Jobs that have
+    not started (``None``: cancelled while pending) or not ended yet are left out.
+
+    Examples
+    --------
+    >>> lines = ["7|x|RESIZING|cpu|2026-01-01T00:00:00|2026-01-01T00:00:10|3",
+    ...          "8|grow-7|CANCELLED by 0|cpu|None|2026-01-01T00:00:11|1",
+    ...          "7|x|RESIZING|cpu|2026-01-01T00:00:00|2026-01-01T00:00:30|1",
+    ...          "7|x|COMPLETED|cpu|2026-01-01T00:00:30|2026-01-01T00:00:40|3",
+    ...          "9|y|RUNNING|cpu|2026-01-01T00:00:35|Unknown|2"]
+    >>> [(r.nodes, r.seconds) for r in parse_accounting(lines)]
+    [(3, 10.0), (1, 20.0), (3, 10.0)]
+    """
+    records = []
+    last_end: dict[int, float] = {}
+    for line in lines:
+        fields = line.split("|")
+        if len(fields) != 7 or {fields[4], fields[5]} & {"Unknown", "None"}:
+            continue
+        job, name, state, partition, start, end, nodes = fields
+        job_id = int(job)
+        begin = max(_epoch(start), last_end.get(job_id, float("-inf")))
+        last_end[job_id] = _epoch(end)
+        records.append(
+            JobRecord(job_id, name, state.split()[0], partition, begin, last_end[job_id], int(nodes))
+        )
+    return records
+
+
+def read_accounting(since: datetime) -> list[JobRecord]:
+    """:func:`parse_accounting` of Slurm's accounting records of the jobs that started since ``since``.
+
+    Needs slurmdbd (``sacct``); unlike ``jobcomp/filetxt``, it keeps the start and end of
+    every size a resized job had.
+    """
+    text = slurm(
+        ["sacct", "--duplicates", "-X", "-P", "-n", "-o", ACCOUNTING_FIELDS]
+        + ["-S", since.strftime("%Y-%m-%dT%H:%M:%S")]
+    )
+    return parse_accounting(text.splitlines())
+
+
 class SlurmAllocation:
-    """Nodes added to a running job for a while and released again (the malleable mode's resizes).
+    """A running job's own allocation, grown and shrunk with Slurm's resize commands.
 
-    :meth:`grow` asks Slurm for the missing nodes as a helper allocation of the same user
-    (``salloc --no-shell --nodes=1-K --immediate``: as many of the K as are free, at least
-    one), retrying until ``grow_timeout`` seconds have passed and then giving up with the
-    nodes it has; :meth:`shrink` releases them
-    (``scancel``). Every resize is a Slurm allocation, so the nodes held show in
-    ``squeue`` and in the job records.
+    :meth:`grow` asks for the missing nodes as an expansion of the job (``salloc
+    --no-shell --nodes=1-K --dependency=expand:JOB --immediate``: as many of the K as are
+    free, at least one), hands them to the job (``scontrol update JobId=NEW NumNodes=0``,
+    then ``scontrol update JobId=JOB NumNodes=ALL``), retrying until ``grow_timeout``
+    seconds have passed and then giving up with the nodes it has; :meth:`shrink` returns
+    to the job's starting size (``scontrol update JobId=JOB NumNodes=N``). The job's
+    ``NumNodes`` in ``squeue``/``scontrol`` and its accounting records
+    (:func:`read_accounting`) follow every resize.
 
-    Why not ``scontrol update JobId=JOB NumNodes=N`` on the job itself: Slurm 22.05
-    refuses every update of a job after its first resize ("Job update not available right
-    now, the DB index is being set") unless an accounting database (slurmdbd) indexes the
-    job, so a job without one can shrink once but never resize again. With slurmdbd,
-    ``--dependency=expand:JOB`` and ``NumNodes`` do the same in one job.
+    Needs ``SchedulerParameters=permit_job_expansion`` and an accounting database: Slurm
+    22.05 refuses every update of a job after its first resize until slurmdbd has indexed
+    it ("Job update not available right now, the DB index is being set"), and without
+    slurmdbd that never happens (``examples/slurm/cluster`` runs one).
 
     Parameters
     ----------
     job : int or str
-        The job that runs the loop (``SLURM_JOB_ID``), named in the helper's job name.
+        The job that runs the loop (``SLURM_JOB_ID``); its size now is the size
+        :meth:`shrink` returns to.
     partition : str
         Partition of the nodes to add.
     grow_timeout : float, default=30.0
@@ -257,43 +313,74 @@ class SlurmAllocation:
         self.partition = partition
         self.grow_timeout = grow_timeout
         self.log = log
-        self.helper: str | None = None
+        self.base = job_nodes(self.job)
 
     @property
     def nodes(self) -> int:
-        """Nodes held now: the job's plus the helper allocation's."""
-        return job_nodes(self.job) + (job_nodes(self.helper) if self.helper else 0)
+        """Nodes the job holds now."""
+        return job_nodes(self.job)
 
     def grow(self, nodes: int) -> int:
-        """Try to hold ``nodes`` nodes within ``grow_timeout`` seconds; return the nodes held."""
-        missing = nodes - self.nodes
+        """Try to hold ``nodes`` nodes within ``grow_timeout`` seconds; return the nodes held.
+
+        Takes the first grant, even if it is short of ``nodes`` (the nodes free then).
+        """
         deadline = time.monotonic() + self.grow_timeout
-        while missing > 0 and self.helper is None and time.monotonic() < deadline:
+        granted = False
+        while not granted and (missing := nodes - self.nodes) > 0 and time.monotonic() < deadline:
             wait = max(1, round(deadline - time.monotonic()))
             try:
                 output = slurm(
                     ["salloc", "--no-shell", f"--nodes=1-{missing}", f"--partition={self.partition}"]
-                    + [f"--immediate={wait}", f"--job-name=grow-{self.job}"],
+                    + [f"--dependency=expand:{self.job}", f"--immediate={wait}"]
+                    + [f"--job-name=grow-{self.job}"],
                     timeout=wait + 30,
                     with_stderr=True,
                 )
-            except SlurmError:  # no free nodes within the wait
+            except SlurmError:  # no free nodes within the wait, or a job of higher priority waits
+                time.sleep(min(1.0, max(0.0, deadline - time.monotonic())))
                 continue
             found = re.search(r"Granted job allocation (\d+)", output)
-            self.helper = found.group(1) if found else None
+            if found:
+                self._merge(found.group(1))
+                granted = True
         held = self.nodes
-        if held < nodes:
+        if not granted and held < nodes:
             self.log(f"job {self.job} gave up growing to {nodes} nodes after {self.grow_timeout:g} s")
         else:
-            self.log(f"job {self.job} grown to {held} node(s) (helper allocation {self.helper})")
+            self.log(f"job {self.job} grown to {held} node(s)" + (f" of {nodes}" if held < nodes else ""))
         return held
 
+    def _merge(self, expansion: str) -> None:
+        """Move the nodes of the allocation ``expansion`` into the job."""
+        update_nodes(expansion, "0")
+        cancel(expansion)
+        wait_for_state(expansion, FINISHED, 30)
+        update_nodes(self.job, "ALL")
+
     def shrink(self) -> int:
-        """Release the nodes added by :meth:`grow`; return the nodes held."""
-        if self.helper is not None:
-            cancel(self.helper)
-            wait_for_state(self.helper, FINISHED, 30)
-            self.helper = None
+        """Return to the job's starting size; return the nodes held."""
+        if self.nodes > self.base:
+            update_nodes(self.job, str(self.base))
         held = self.nodes
         self.log(f"job {self.job} shrunk to {held} node(s)")
         return held
+
+
+def update_nodes(job: int | str, nodes: str, timeout: float = 30.0) -> None:
+    """``scontrol update JobId=JOB NumNodes=NODES``, retried while Slurm indexes the job's last resize.
+
+    Raises
+    ------
+    SlurmError
+        If Slurm refuses the update, or still indexes the job after ``timeout`` seconds.
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            slurm(["scontrol", "update", f"JobId={job}", f"NumNodes={nodes}"])
+            return
+        except SlurmError as exc:
+            if "try again" not in str(exc) or time.monotonic() >= deadline:
+                raise
+        time.sleep(0.5)

@@ -1,7 +1,8 @@
-"""clustagg's malleable mode resizes its real Slurm allocation: grows to 3 nodes, shrinks to 1."""
+"""clustagg's malleable mode resizes its own Slurm allocation: grows to 3 nodes, shrinks to 1."""
 
 import json
 import time
+from datetime import datetime
 
 import pytest
 
@@ -14,36 +15,44 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 ENV = {"N_SAMPLES": "1500", "MAX_ITER": "2", "QUANTUM_DELAY": "3", "CLUSTAGG_ARGS": "--threshold 0.99"}
 
 
-def held_nodes(job):
-    """Nodes the run holds now according to squeue: its job's and its helper allocation's."""
-    lines = slurmlib.slurm(["squeue", "-h", "-t", "RUNNING", "-o", "%i %j %D"]).split()
-    rows = zip(lines[0::3], lines[1::3], lines[2::3], strict=True)
-    return sum(int(nodes) for jobid, name, nodes in rows if jobid == str(job) or name == f"grow-{job}")
-
-
 def watch_nodes(job, timeout):
-    """Changes of the nodes the run holds, sampled until its job ends; and its final state."""
+    """Changes of the job's node count (``NumNodes``), sampled until it ends; and its final state."""
     seen = []
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         state = slurmlib.job_state(job)
         if state in slurmlib.FINISHED:
             return seen, state
-        nodes = held_nodes(job)
-        if state == "RUNNING" and nodes and (not seen or seen[-1] != nodes):
+        nodes = slurmlib.job_nodes(job)
+        if state == "RUNNING" and (not seen or seen[-1] != nodes):
             seen.append(nodes)
         time.sleep(0.2)
     raise AssertionError(f"job {job} did not end within {timeout} s")
 
 
+def wait_for_accounting(since, job, timeout=30):
+    """The job's accounting records once slurmdbd has its final one (it writes asynchronously)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        records = [r for r in slurmlib.read_accounting(since) if r.job_id == job]
+        if (records and records[-1].state == "COMPLETED") or time.monotonic() >= deadline:
+            return records
+        time.sleep(0.5)
+
+
 def test_malleable_job_grows_before_clustering_and_shrinks_for_the_quantum_step(slurm, tmp_path):
+    since = datetime.now().replace(microsecond=0)
     job = slurm.submit(CLUSTER / "clustagg_malleable.sh", cwd=tmp_path, env=ENV)
     seen, state = watch_nodes(job, 240)
     output = job_output(tmp_path, job)
     assert state == "COMPLETED", output
-    # 1 node at the start, 3 for each clustering, 1 again for each quantum step
+    # the job itself: 1 node at the start, 3 for each clustering, 1 again for each quantum step
     assert seen[:4] == [1, 3, 1, 3], (seen, output)
     assert output.count("grown to 3 node(s)") == 2 and output.count("shrunk to 1 node(s)") == 2, output
+    # and Slurm's accounting holds one record per size the job had, in that order
+    records = wait_for_accounting(since, job)
+    assert [r.nodes for r in records] == [1, 3, 1, 3, 1], records
+    assert [r.state for r in records] == ["RESIZING"] * 4 + ["COMPLETED"], records
     result = json.loads((tmp_path / f"malleable-{job}.json").read_text())
     assert len(result["labels"]) == 1500 and len(result["iterations"]) == 2
     assert -1 <= result["silhouette"] <= 1

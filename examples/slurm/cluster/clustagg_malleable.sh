@@ -2,10 +2,11 @@
 #SBATCH --job-name=clustagg-malleable
 #SBATCH --partition=cpu --nodes=1
 #SBATCH --time=00:30:00
-# The malleable mode on a real allocation: the job starts on one node, grows to
-# 1 + WORKERS nodes before each clustering (scontrol/salloc --dependency=expand, giving up
-# after CLUSTAGG_GROW_TIMEOUT seconds), spawns a worker per extra node (MPI_Comm_spawn)
-# and shrinks back to one node (scontrol update NumNodes=1) for the quantum step.
+# The malleable mode on a real allocation: the job starts on one node, grows itself to
+# 1 + WORKERS nodes before each clustering (salloc --dependency=expand, then scontrol
+# update NumNodes=ALL; giving up after CLUSTAGG_GROW_TIMEOUT seconds), spawns a worker per
+# added node (MPI_Comm_spawn) and shrinks back to one node (scontrol update NumNodes=1) for
+# the quantum step. Needs permit_job_expansion and slurmdbd (see cluster/slurm.conf).
 #   N_SAMPLES=3000 sbatch examples/slurm/cluster/clustagg_malleable.sh
 # Environment: N_SAMPLES (default 3000), MAX_ITER (default 3), QUANTUM_DELAY (seconds
 # per quantum step, default 2), WORKERS (default 2), OUT (default malleable-<jobid>.json),

@@ -7,6 +7,9 @@ Definitions (all in seconds, from the batches stored by the server):
   at a time, so this is its busy time);
 - occupancy: quantum time / span;
 - queue time of a batch: ``started - submitted``;
+- wait behind other jobs of a batch: the device seconds spent on other jobs' batches
+  between its ``submitted`` and its ``started`` (its queue time without the time it
+  waited behind its own job's earlier batches), :func:`waits_behind_others`;
 - runtime of a job: its first ``submitted`` to its last ``ended``, as the server sees it.
 
 Billing (:mod:`backends.vqpu.accounting`): :func:`usage_tables` prints the usage per
@@ -16,6 +19,7 @@ user and per job (quantum, transpile and queue seconds, batches, circuits, shots
 
 from __future__ import annotations
 
+import bisect
 import csv
 import json
 import os
@@ -40,6 +44,7 @@ __all__ = [
     "save_figures",
     "summarize",
     "usage_tables",
+    "waits_behind_others",
     "write_csv",
 ]
 
@@ -212,6 +217,71 @@ def summarize(batches: Sequence[Batch], *, until: float | None = None) -> Summar
         mean_queue_seconds=fmean(_queue_times(batches) or [0.0]),
         jobs=jobs,
     )
+
+
+class _BusyTime:
+    """Device seconds spent on a set of non-overlapping batch executions before a time."""
+
+    def __init__(self, batches: Sequence[Batch]) -> None:
+        ran = sorted((b.started, b.ended) for b in batches if b.started is not None and b.ended is not None)
+        self.starts = [start for start, _ in ran]
+        self.ends = [end for _, end in ran]
+        self.before = [0.0]
+        for start, end in ran:
+            self.before.append(self.before[-1] + end - start)
+
+    def until(self, t: float) -> float:
+        """Busy seconds in ``(-inf, t]``."""
+        k = bisect.bisect_right(self.starts, t)
+        return self.before[k - 1] + min(t, self.ends[k - 1]) - self.starts[k - 1] if k else 0.0
+
+    def between(self, a: float, b: float) -> float:
+        """Busy seconds in ``[a, b]``."""
+        return self.until(b) - self.until(a)
+
+
+def waits_behind_others(batches: Sequence[Batch]) -> dict[str, float]:
+    """Mean wait behind other jobs per started batch, for each job (seconds; see the module docstring).
+
+    Unlike the queue time, this does not count the wait of a batch behind its own job's
+    earlier batches, so a job that queues many batches at once is not counted as
+    treated unfairly for its own backlog: equal values across jobs mean that each job's
+    batches gave way to the same amount of other jobs' work. The device runs one batch
+    at a time; computed in O(n log n) for n batches.
+
+    Examples
+    --------
+    >>> from backends.vqpu.store import Batch
+    >>> def b(i, job, s, t, e):
+    ...     return Batch(i, job, str(i), 1, 2, 10, None, "done", s, t, e, e - t, 1, None, None, 1)
+    >>> # FIFO: "heavy" queues three 1-second batches at 0, "light" one at 0.5
+    >>> fifo = [b(1, "heavy", 0, 0, 1), b(2, "heavy", 0, 1, 2), b(3, "heavy", 0, 2, 3),
+    ...         b(4, "light", 0.5, 3, 4)]
+    >>> waits_behind_others(fifo)
+    {'heavy': 0.0, 'light': 2.5}
+    >>> # round-robin: the light batch goes next
+    >>> rr = [b(1, "heavy", 0, 0, 1), b(4, "light", 0.5, 1, 2), b(2, "heavy", 0, 2, 3),
+    ...       b(3, "heavy", 0, 3, 4)]
+    >>> waits_behind_others(rr)
+    {'heavy': 0.6666666666666666, 'light': 0.5}
+    """
+    busy = _BusyTime(batches)
+    by_job: dict[str, list[Batch]] = {}
+    for batch in batches:
+        by_job.setdefault(batch.job, []).append(batch)
+    waits = {}
+    for job, own in sorted(by_job.items()):
+        own_busy = _BusyTime(own)
+        started = [b for b in own if b.started is not None]
+        waits[job] = fmean(
+            [
+                busy.between(b.submitted, b.started) - own_busy.between(b.submitted, b.started)
+                for b in started
+                if b.started is not None
+            ]
+            or [0.0]
+        )
+    return waits
 
 
 def format_table(summary: Summary) -> str:

@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from backends.vqpu.__main__ import main
-from backends.vqpu.report import summarize
-from backends.vqpu.store import Store, read_batches
+from backends.vqpu.report import summarize, waits_behind_others
+from backends.vqpu.store import Batch, Store, read_batches
 
 # job, submitted, started, ended: the device is busy 0-1, 1-2, 4-6; the span is 0-8
 SYNTHETIC = [("a", 0.0, 0.0, 1.0), ("b", 0.5, 1.0, 2.0), ("a", 3.0, 4.0, 6.0), ("b", 7.0, None, None)]
@@ -94,3 +96,47 @@ def test_report_command(synthetic_db, tmp_path, capsys):
     assert data["quantum_seconds"] == 4.0 and [j["job"] for j in data["jobs"]] == ["a", "b"]
     assert (tmp_path / "fig" / "timeline.png").stat().st_size > 1000
     assert (tmp_path / "fig" / "jobs.png").stat().st_size > 1000
+
+
+def test_waits_behind_others_on_the_synthetic_db(synthetic_db):
+    # b's first batch waited 0.5-1.0 behind a's; a's second 3.0-4.0 with the device idle
+    assert waits_behind_others(read_batches(synthetic_db)) == pytest.approx({"a": 0.0, "b": 0.5}, abs=1e-12)
+
+
+def brute_force_waits(batches):
+    """Per job, the mean over its started batches of other jobs' device seconds in its wait."""
+    waits = {}
+    for job in {b.job for b in batches}:
+        own = [b for b in batches if b.job == job and b.started is not None]
+        overlaps = [
+            sum(
+                max(0.0, min(mine.started, other.ended) - max(mine.submitted, other.started))
+                for other in batches
+                if other.job != job and other.started is not None
+            )
+            for mine in own
+        ]
+        waits[job] = sum(overlaps) / len(overlaps) if overlaps else 0.0
+    return waits
+
+
+@given(
+    st.lists(
+        st.tuples(st.sampled_from("abc"), st.floats(0, 5), st.floats(0.01, 2), st.booleans()),
+        min_size=1,
+        max_size=25,
+    )
+)
+@settings(max_examples=200, deadline=None)
+def test_waits_behind_others_equal_the_pairwise_overlaps(spec):
+    """One device, batches run in submission order (each after its arrival and the previous end)."""
+    batches, free = [], 0.0
+    for i, (job, submitted, duration, runs) in enumerate(sorted(spec, key=lambda s: s[1])):
+        started = max(free, submitted) if runs else None
+        ended = started + duration if runs else None
+        free = ended if runs else free
+        batches.append(
+            Batch(i, job, str(i), 1, 2, 10, None, "done" if runs else "queued", submitted, started, ended,
+                  duration if runs else None, int(runs), None, None, 1)
+        )  # fmt: skip
+    assert waits_behind_others(batches) == pytest.approx(brute_force_waits(batches), abs=1e-9)
