@@ -70,7 +70,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))  # vqpu_paper, also when this file 
 
 from vqpu_paper import GRAPH  # noqa: E402
 
-from backends.vqpu.report import summarize, waits_behind_others  # noqa: E402
+from backends.vqpu.report import sharing_slowdowns, summarize  # noqa: E402
 from backends.vqpu.store import read_batches  # noqa: E402
 
 ServerCommand = Callable[..., list[str]]
@@ -445,11 +445,11 @@ def policy_comparison(args: argparse.Namespace, out: Path) -> list[dict]:
 
     The device is the null backend with ``--latency`` seconds per circuit, so every
     policy runs the same batches on the same device time (equal occupancy is checked
-    in the table). Per job: mean queue time per batch and mean wait behind other jobs
-    per batch (:func:`backends.vqpu.report.waits_behind_others`); over all batches: the
-    worst queue time. Jain's index over each of the two per-job means: over queue times
-    it also counts a job's wait behind its own backlog; over waits behind other jobs it
-    measures how evenly the jobs gave way to each other (share-aware).
+    in the table). Per job: mean queue time per batch and the slowdown by sharing
+    (:func:`backends.vqpu.report.sharing_slowdowns`); over all batches: the worst queue
+    time. Jain's index over each: over queue times it also counts a job's wait behind its
+    own backlog; over slowdowns it measures how evenly the jobs gave way to each other
+    (share-aware).
     """
     import multiprocessing
 
@@ -486,7 +486,8 @@ def policy_comparison(args: argparse.Namespace, out: Path) -> list[dict]:
                 "heavy_queue_seconds": per_job["heavy"],
                 "light_queue_seconds": statistics.fmean(light),
                 "jain": jain(list(per_job.values())),
-                "jain_behind_others": jain(list(waits_behind_others(batches).values())),
+                "slowdowns": sharing_slowdowns(batches),
+                "jain_slowdown": jain(list(sharing_slowdowns(batches).values())),
             }
         )
     return rows
@@ -494,15 +495,21 @@ def policy_comparison(args: argparse.Namespace, out: Path) -> list[dict]:
 
 def print_policies(rows: list[dict]) -> None:
     """Print the policy table and its JSON line."""
+
+    def slowdown(row: dict) -> str:
+        light = [v for job, v in row["slowdowns"].items() if job != "heavy"]
+        return f"{row['slowdowns']['heavy']:.2f} / {statistics.fmean(light):.2f}"
+
     print(
         f"{'policy':<24} {'occupancy':>9} {'mean job queue s':>16} {'worst batch queue s':>19} "
-        f"{'heavy s':>8} {'light s':>8} {'Jain':>6} {'Jain others':>11}"
+        f"{'heavy s':>8} {'light s':>8} {'Jain':>6} {'slowdown heavy/light':>20} {'Jain slowdown':>13}"
     )
     for r in rows:
         print(
             f"{r['policy']:<24} {r['occupancy']:>9.3f} {r['mean_job_queue_seconds']:>16.3f} "
             f"{r['worst_batch_queue_seconds']:>19.3f} {r['heavy_queue_seconds']:>8.3f} "
-            f"{r['light_queue_seconds']:>8.3f} {r['jain']:>6.3f} {r['jain_behind_others']:>11.3f}"
+            f"{r['light_queue_seconds']:>8.3f} {r['jain']:>6.3f} {slowdown(r):>20} "
+            f"{r['jain_slowdown']:>13.3f}"
         )
     print(json.dumps({"policies": rows}))
 

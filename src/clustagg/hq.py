@@ -6,7 +6,10 @@ through HyperQueue's Python client (package ``hyperqueue``, extra ``hpc``): the 
 of every round becomes a one-task HyperQueue job on the server whose directory is ``DIR``,
 and runs on whichever worker the server gives it. On a cluster the workers run where the
 QPU is reached, for instance ``hq worker start`` inside a job on the quantum partition, or
-HyperQueue's automatic allocator (``hq alloc add slurm -- --partition=qpu``). The task's
+HyperQueue's automatic allocator (``hq alloc add slurm -- --partition=qpu``). Without the
+``hq`` binary, ``python -m clustagg.hq_server DIR`` runs a server and one worker in one process
+(:mod:`clustagg.hq_server`), for instance as a job on the quantum partition
+(``examples/slurm/cluster/hq_qpu.sh``): the tasks then run inside that job. The task's
 standard output and error go next to the step's output file (``round-NNN/selection.hq.out``
 and ``.hq.err``).
 """

@@ -83,3 +83,18 @@ def test_a_missing_server_directory_is_named(tmp_path, monkeypatch):
     monkeypatch.setenv("CLUSTAGG_HQ_SERVER_DIR", str(tmp_path / "nowhere"))
     with pytest.raises(InvalidParameterError, match=r"CLUSTAGG_HQ_SERVER_DIR=.*nowhere: no such directory"):
         hq_server_dir()
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize(
+    ("arguments", "named"),
+    [(["/no/such/hq-dir"], "server_dir /no/such/hq-dir"), (["{tmp}", "--cores", "0"], "--cores")],
+)
+def test_hq_server_refuses_bad_input_in_one_line(tmp_path, arguments, named):
+    arguments = [a.format(tmp=tmp_path) for a in arguments]
+    done = subprocess.run(
+        [sys.executable, "-m", "clustagg.hq_server", *arguments], capture_output=True, text=True, timeout=50
+    )
+    assert done.returncode == 2
+    assert named in done.stderr.strip().splitlines()[-1]
+    assert "Traceback" not in done.stderr

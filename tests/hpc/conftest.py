@@ -33,10 +33,11 @@ class Cluster:
     def job_records(self) -> Path:
         return self.state / "jobcomp.txt"
 
-    def submit(self, script, *arguments, cwd, env=None):
-        """sbatch SCRIPT in ``cwd`` with this cluster's environment (plus ``env``); the job id."""
+    def submit(self, script, *arguments, cwd, env=None, script_arguments=()):
+        """sbatch ARGUMENTS SCRIPT SCRIPT_ARGUMENTS in ``cwd`` with this cluster's environment
+        (plus ``env``); the job id."""
         job = slurmlib.submit(
-            [f"--chdir={cwd}", f"--output={cwd}/slurm-%j.out", *arguments, str(script)],
+            [f"--chdir={cwd}", f"--output={cwd}/slurm-%j.out", *arguments, str(script), *script_arguments],
             env={**self.env, **(env or {})},
         )
         self.jobs.append(job)

@@ -7,9 +7,8 @@ Definitions (all in seconds, from the batches stored by the server):
   at a time, so this is its busy time);
 - occupancy: quantum time / span;
 - queue time of a batch: ``started - submitted``;
-- wait behind other jobs of a batch: the device seconds spent on other jobs' batches
-  between its ``submitted`` and its ``started`` (its queue time without the time it
-  waited behind its own job's earlier batches), :func:`waits_behind_others`;
+- slowdown of a job by sharing: its runtime / (its runtime - the device seconds spent
+  on other jobs' batches while it had a batch waiting), :func:`sharing_slowdowns`;
 - runtime of a job: its first ``submitted`` to its last ``ended``, as the server sees it.
 
 Billing (:mod:`backends.vqpu.accounting`): :func:`usage_tables` prints the usage per
@@ -42,9 +41,9 @@ __all__ = [
     "Summary",
     "format_table",
     "save_figures",
+    "sharing_slowdowns",
     "summarize",
     "usage_tables",
-    "waits_behind_others",
     "write_csv",
 ]
 
@@ -240,14 +239,29 @@ class _BusyTime:
         return self.until(b) - self.until(a)
 
 
-def waits_behind_others(batches: Sequence[Batch]) -> dict[str, float]:
-    """Mean wait behind other jobs per started batch, for each job (seconds; see the module docstring).
+def _merged(intervals: Sequence[tuple[float, float]]) -> list[tuple[float, float]]:
+    """The union of closed intervals, as sorted disjoint intervals."""
+    union: list[tuple[float, float]] = []
+    for a, b in sorted(intervals):
+        if union and a <= union[-1][1]:
+            union[-1] = (union[-1][0], max(union[-1][1], b))
+        else:
+            union.append((a, b))
+    return union
 
-    Unlike the queue time, this does not count the wait of a batch behind its own job's
-    earlier batches, so a job that queues many batches at once is not counted as
-    treated unfairly for its own backlog: equal values across jobs mean that each job's
-    batches gave way to the same amount of other jobs' work. The device runs one batch
-    at a time; computed in O(n log n) for n batches.
+
+def sharing_slowdowns(batches: Sequence[Batch]) -> dict[str, float]:
+    """How much sharing the device slowed each job: runtime / (runtime - delay by others).
+
+    The delay by others of a job is the device time spent on other jobs' batches while
+    the job had a batch waiting (the union of its batches' ``submitted``-``started``
+    intervals); its runtime is first ``submitted`` to last ``ended``. So the slowdown is
+    about 1 for a job that never gave way to another, and 2 for one that spent half its
+    runtime waiting for other jobs. A job's wait behind its own earlier batches is not
+    counted: a job that queues many batches at once is not slowed by its own backlog.
+    Equal slowdowns mean the jobs gave way to each other in proportion to their runtimes;
+    Jain's index over them is a share-aware fairness measure. The device runs one batch
+    at a time; jobs with no finished batch are left out. O(n log n) for n batches.
 
     Examples
     --------
@@ -257,31 +271,29 @@ def waits_behind_others(batches: Sequence[Batch]) -> dict[str, float]:
     >>> # FIFO: "heavy" queues three 1-second batches at 0, "light" one at 0.5
     >>> fifo = [b(1, "heavy", 0, 0, 1), b(2, "heavy", 0, 1, 2), b(3, "heavy", 0, 2, 3),
     ...         b(4, "light", 0.5, 3, 4)]
-    >>> waits_behind_others(fifo)
-    {'heavy': 0.0, 'light': 2.5}
+    >>> sharing_slowdowns(fifo)
+    {'heavy': 1.0, 'light': 3.5}
     >>> # round-robin: the light batch goes next
     >>> rr = [b(1, "heavy", 0, 0, 1), b(4, "light", 0.5, 1, 2), b(2, "heavy", 0, 2, 3),
     ...       b(3, "heavy", 0, 3, 4)]
-    >>> waits_behind_others(rr)
-    {'heavy': 0.6666666666666666, 'light': 0.5}
+    >>> sharing_slowdowns(rr)
+    {'heavy': 1.3333333333333333, 'light': 1.5}
     """
     busy = _BusyTime(batches)
     by_job: dict[str, list[Batch]] = {}
     for batch in batches:
         by_job.setdefault(batch.job, []).append(batch)
-    waits = {}
+    slowdowns = {}
     for job, own in sorted(by_job.items()):
+        ends = [b.ended for b in own if b.ended is not None]
+        if not ends:
+            continue
         own_busy = _BusyTime(own)
-        started = [b for b in own if b.started is not None]
-        waits[job] = fmean(
-            [
-                busy.between(b.submitted, b.started) - own_busy.between(b.submitted, b.started)
-                for b in started
-                if b.started is not None
-            ]
-            or [0.0]
-        )
-    return waits
+        waits = _merged([(b.submitted, b.started) for b in own if b.started is not None])
+        delay = sum(busy.between(a, z) - own_busy.between(a, z) for a, z in waits)
+        runtime = max(ends) - min(b.submitted for b in own)
+        slowdowns[job] = runtime / (runtime - delay) if runtime > delay else float("inf")
+    return slowdowns
 
 
 def format_table(summary: Summary) -> str:

@@ -1,0 +1,65 @@
+"""The workflow's quantum step through HyperQueue, its server and worker a job on the qpu partition."""
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from clustagg import run
+from clustagg import slurm as slurmlib
+from clustagg.data import make_reference_points
+from clustagg.hq import HyperQueueStep
+
+from .conftest import CLUSTER, job_output
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
+
+N = 600
+
+
+def wait_for_file(path, job, timeout=60):
+    deadline = time.monotonic() + timeout
+    while not path.exists():
+        state = slurmlib.job_state(job)
+        assert state in {"PENDING", "CONFIGURING", "RUNNING"}, f"job {job} is {state}"
+        assert time.monotonic() < deadline, f"{path} did not appear within {timeout} s"
+        time.sleep(0.5)
+
+
+def test_quantum_steps_run_inside_the_hyperqueue_job_on_the_qpu_node(slurm, tmp_path):
+    server = tmp_path / "hq"
+    server.mkdir()
+    job = slurm.submit(CLUSTER / "hq_qpu.sh", cwd=tmp_path, script_arguments=[str(server)])
+    wait_for_file(server / "ready", job)
+
+    # a task runs inside that Slurm job, on the qpu partition
+    step = HyperQueueStep(server)
+    where = "import os; print(os.environ['SLURM_JOB_PARTITION'], os.environ['SLURM_JOB_ID'])"
+    probe = [sys.executable, "-c", where]
+    assert step(probe, None, tmp_path / "probe.json") is None, job_output(tmp_path, job)
+    assert (tmp_path / "probe.hq.out").read_text().split() == ["qpu", str(job)]
+
+    # the workflow's quantum steps go there and the rounds equal the one-process run
+    command = [sys.executable, "-m", "clustagg", "workflow", "--n-samples", str(N), "--max-iter", "2"]
+    command += ["--threshold", "0.99", "--solver", "exact", "--seed", "4", "--cluster-processes", "1"]
+    command += ["--workdir", str(tmp_path / "wf"), "--json", str(tmp_path / "out.json")]
+    env = {**slurm.env, "CLUSTAGG_HQ_SERVER_DIR": str(server)}
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=240, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    expected = run(make_reference_points(N), solver="exact", max_iter=2, threshold=0.99, seed=4)
+    result = json.loads((tmp_path / "out.json").read_text())
+    assert result["iterations"] == pytest.approx(expected.iterations, abs=1e-12)
+    assert result["labels"] == list(expected.labels)
+    assert all((tmp_path / "wf" / f"round-{i:03d}" / "selection.hq.out").exists() for i in range(2))
+
+    # scancel stops the server: the job ends and its process is gone
+    pid = int((server / "ready").read_text())
+    slurmlib.cancel(job)
+    assert slurm.wait(job, 60) == "CANCELLED"
+    deadline = time.monotonic() + 30
+    while os.path.exists(f"/proc/{pid}") and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert not os.path.exists(f"/proc/{pid}")
