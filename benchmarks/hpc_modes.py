@@ -33,12 +33,15 @@ interleave. QPU idle fraction = 1 - (service busy seconds) / (seconds the quantu
 was allocated, from the ``qpu`` records); makespan from the first submission to the last
 end.
 
-Usage: ``python benchmarks/hpc_modes.py [--quick] [--repeats 3] [--json-only]``. Needs
-Slurm (``examples/slurm/install.sh``) and root. Prints the tables beside the seed's
-numbers and, last, one JSON line
+Usage: ``python benchmarks/hpc_modes.py [--quick] [--repeats 3] [--json-only] [--figures
+DIR]``. Needs Slurm (``examples/slurm/install.sh``) and root. Prints the tables beside the
+seed's numbers, saves two figures (``DIR/hpc_modes.png``: wall time and node-seconds per
+mode beside the seed's, both relative to the baseline single workload;
+``DIR/hpc_chains.png``: QPU idle fraction and makespan) and, last, one JSON line
 ``{"modes": {MODE: {"single"|"double": {"wall_s", "node_s"}}}, "chains": {"monolithic"|"chained":
 {"qpu_idle_fraction", "makespan_s"}}}`` (means over the repeats; the spreads are in
-``"spread"``). Progress goes to stderr.
+``"spread"``, the options in ``"settings"``). ``--from-json FILE`` prints the tables and
+saves the figures of a saved output without running anything. Progress goes to stderr.
 """
 
 from __future__ import annotations
@@ -69,6 +72,8 @@ SEED = {
     "malleable": {"single": (1029.1, 1647.8), "double": (1127.7, 2817.7)},
 }
 MODES = ("baseline", "malleable", "workflow")
+#: Options recorded in the JSON line (``"settings"``), so that ``--from-json`` prints the run's.
+SETTINGS = ("repeats", "n_samples", "max_iter", "quantum_delay", "blocks", "classical", "latency")
 WORKFLOW = [sys.executable, "-m", "clustagg", "workflow"]
 
 
@@ -325,6 +330,59 @@ def print_tables(means: dict, spread: dict, args: argparse.Namespace) -> None:
         print("{:<11} {:>18.3f} {:>11.1f}".format(label, numbers["qpu_idle_fraction"], numbers["makespan_s"]))
 
 
+def save_figures(means: dict, spread: dict, directory: Path) -> list[Path]:
+    """Bar charts of the JSON line's numbers, with the half ranges as error bars; the PNG paths.
+
+    ``hpc_modes.png``: wall time and node-seconds per mode, single and double workload,
+    each beside the seed's QCLUSTER bars normalised to the baseline single workload (the
+    seed's times are in minutes-long quantum jobs, ours in seconds: the shapes compare);
+    ``hpc_chains.png``: QPU idle fraction and makespan, monolithic against chained.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    directory.mkdir(parents=True, exist_ok=True)
+    labels = [f"{mode}\n{label}" for mode in MODES for label in ("single", "double")]
+    x = range(len(labels))
+    fig, axes = plt.subplots(1, 2, figsize=(11, 3.8))
+    for ax, key, index, title in (
+        (axes[0], "wall_s", 0, "wall time"),
+        (axes[1], "node_s", 1, "node-seconds"),
+    ):
+        ours = [means["modes"][m][w][key] for m in MODES for w in ("single", "double")]
+        errors = [spread["modes"][m][w][key] for m in MODES for w in ("single", "double")]
+        seed = [SEED[m][w][index] for m in MODES for w in ("single", "double")]
+        ax.bar([i - 0.2 for i in x], [v / ours[0] for v in ours], 0.4, yerr=[e / ours[0] for e in errors],
+               capsize=3, label="emulated cluster (this run)")  # fmt: skip
+        ax.bar([i + 0.2 for i in x], [v / seed[0] for v in seed], 0.4, label="seed, QCLUSTER")
+        ax.set_xticks(list(x), labels, fontsize=8)
+        ax.set_ylabel(f"{title} / baseline single")
+        ax.set_title(title)
+    axes[0].legend(fontsize=8)
+    fig.tight_layout()
+    modes_png = directory / "hpc_modes.png"
+    fig.savefig(modes_png, dpi=120)
+    plt.close(fig)
+
+    chains = list(means["chains"])
+    fig, axes = plt.subplots(1, 2, figsize=(7, 3.2))
+    for ax, key, title in (
+        (axes[0], "qpu_idle_fraction", "QPU idle fraction"),
+        (axes[1], "makespan_s", "makespan (s)"),
+    ):
+        ax.bar(chains, [means["chains"][c][key] for c in chains], 0.5,
+               yerr=[spread["chains"][c][key] for c in chains], capsize=3)  # fmt: skip
+        ax.set_title(title)
+    fig.suptitle("two users' hybrid jobs on one QPU", fontsize=10)
+    fig.tight_layout()
+    chains_png = directory / "hpc_chains.png"
+    fig.savefig(chains_png, dpi=120)
+    plt.close(fig)
+    return [modes_png, chains_png]
+
+
 def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="reduced run (under 10 minutes)")
@@ -342,6 +400,14 @@ def parse_args() -> argparse.Namespace:
     )
     parser.add_argument("--timeout", type=float, default=1800.0, help="seconds any workload may take")
     parser.add_argument("--json-only", action="store_true", help="print only the JSON line")
+    parser.add_argument(
+        "--figures", type=Path, default=Path("results/hpc_modes"), help="directory of the PNG figures"
+    )
+    parser.add_argument(
+        "--from-json",
+        type=Path,
+        help="no run: print the tables and save the figures of a saved output (its last line is the JSON)",
+    )
     args = parser.parse_args()
     defaults = {
         "repeats": (3, 1),
@@ -363,24 +429,47 @@ def parse_args() -> argparse.Namespace:
 
 def main() -> int:
     args = parse_args()
+    if args.from_json is not None:
+        means, spread, settings = saved_numbers(args.from_json)
+        vars(args).update(settings)
+    else:
+        means, spread = run_experiments(args)
+        if means is None:
+            return 1
+    if not args.json_only:
+        print_tables(means, spread, args)
+        for path in save_figures(means, spread, args.figures):
+            print(f"figure: {path}")
+    print(json.dumps({**means, "spread": spread, "settings": {k: getattr(args, k) for k in SETTINGS}}))
+    return 0
+
+
+def saved_numbers(path: Path) -> tuple[dict, dict, dict]:
+    """Means, spreads and settings (if recorded) from the last line of a saved output of this script."""
+    try:
+        data = json.loads(path.read_text().strip().splitlines()[-1])
+        return {"modes": data["modes"], "chains": data["chains"]}, data["spread"], data.get("settings", {})
+    except (OSError, IndexError, ValueError, KeyError) as exc:
+        print(f"hpc_modes: --from-json {path}: not an output of this script ({exc})", file=sys.stderr)
+        raise SystemExit(2) from exc
+
+
+def run_experiments(args: argparse.Namespace) -> tuple[dict | None, dict]:
+    """Start the emulated cluster, run both parts, stop it; the means and spreads (None: no cluster)."""
     # a kill stops the emulated cluster too (the finally block below)
     signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     with tempfile.TemporaryDirectory(prefix="hpc-modes-") as state:
         started = subprocess.run(["bash", str(CLUSTER / "start.sh"), state], capture_output=True, text=True)
         if started.returncode != 0:
             print(f"hpc_modes: the emulated cluster did not start: {started.stderr.strip()}", file=sys.stderr)
-            return 1
+            return None, {}
         try:
             cluster = Cluster(Path(state))
             modes = run_modes(cluster, args)
             chains = run_chains(cluster, args)
         finally:
             subprocess.run(["bash", str(CLUSTER / "stop.sh"), state], capture_output=True)
-    means, spread = summarize(modes, chains)
-    if not args.json_only:
-        print_tables(means, spread, args)
-    print(json.dumps({**means, "spread": spread}))
-    return 0
+    return summarize(modes, chains)
 
 
 if __name__ == "__main__":
