@@ -73,7 +73,9 @@ SEED = {
 }
 MODES = ("baseline", "malleable", "workflow")
 #: Options recorded in the JSON line (``"settings"``), so that ``--from-json`` prints the run's.
-SETTINGS = ("repeats", "n_samples", "max_iter", "quantum_delay", "blocks", "classical", "latency")
+SETTINGS = (
+    "repeats", "n_samples", "max_iter", "quantum_delay", "grow_timeout", "blocks", "classical", "latency",
+)  # fmt: skip
 WORKFLOW = [sys.executable, "-m", "clustagg", "workflow"]
 
 
@@ -122,15 +124,28 @@ def measured(
     return wall, settled_accounting(since)
 
 
-def settled_accounting(since: datetime, timeout: float = 15.0) -> list[slurm.JobRecord]:
-    """Accounting records of the jobs started since ``since``, once two reads 1 s apart agree
-    (slurmdbd receives the last records shortly after the jobs end)."""
+def settled_accounting(since: datetime, timeout: float = 30.0) -> list[slurm.JobRecord]:
+    """Accounting records of the jobs started since ``since``, once slurmdbd has every job's last one.
+
+    slurmdbd receives the records shortly after the jobs end; complete means that every
+    job's last record is final (not ``RESIZING``; expansion jobs, named ``grow-*``, end
+    that way) and a read 1 s later agrees. After ``timeout`` seconds the records are
+    returned with a warning on stderr.
+    """
+
+    def complete(records: list[slurm.JobRecord]) -> bool:
+        last = {r.job_id: r for r in records}  # ordered by end within each job
+        return all(r.state != "RESIZING" or r.name.startswith("grow-") for r in last.values())
+
     deadline = time.monotonic() + timeout
     records = slurm.read_accounting(since)
-    while time.monotonic() < deadline:
+    while True:
         time.sleep(1.0)
         records, previous = slurm.read_accounting(since), records
-        if records == previous:
+        if records == previous and complete(records):
+            break
+        if time.monotonic() >= deadline:
+            log(f"warning: accounting records still incomplete after {timeout:g} s")
             break
     return [r for r in records if r.start >= since.timestamp()]
 
@@ -436,11 +451,15 @@ def main() -> int:
         means, spread = run_experiments(args)
         if means is None:
             return 1
+    line = json.dumps({**means, "spread": spread, "settings": {k: getattr(args, k) for k in SETTINGS}})
     if not args.json_only:
         print_tables(means, spread, args)
-        for path in save_figures(means, spread, args.figures):
-            print(f"figure: {path}")
-    print(json.dumps({**means, "spread": spread, "settings": {k: getattr(args, k) for k in SETTINGS}}))
+        try:
+            for path in save_figures(means, spread, args.figures):
+                print(f"figure: {path}")
+        except (OSError, ValueError) as exc:  # the measurements are still printed below
+            log(f"the figures were not saved: {exc}")
+    print(line)
     return 0
 
 

@@ -486,8 +486,8 @@ def policy_comparison(args: argparse.Namespace, out: Path) -> list[dict]:
                 "heavy_queue_seconds": per_job["heavy"],
                 "light_queue_seconds": statistics.fmean(light),
                 "jain": jain(list(per_job.values())),
-                "slowdowns": sharing_slowdowns(batches),
-                "jain_slowdown": jain(list(sharing_slowdowns(batches).values())),
+                "slowdowns": (slowdowns := sharing_slowdowns(batches)),
+                "jain_slowdown": jain(list(slowdowns.values())),
             }
         )
     return rows

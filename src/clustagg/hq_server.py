@@ -19,7 +19,7 @@ from pathlib import Path
 __all__ = ["main", "serve"]
 
 
-def serve(server_dir: Path, cores: int = 1, ready: Path | None = None) -> None:
+def serve(server_dir: Path, *, cores: int = 1, ready: Path | None = None) -> None:
     """Run a HyperQueue server with one worker of ``cores`` cores until SIGTERM or SIGINT.
 
     The server and the worker live in this process (``hyperqueue.LocalCluster``), so
@@ -34,18 +34,25 @@ def serve(server_dir: Path, cores: int = 1, ready: Path | None = None) -> None:
     cores : int, default=1
         Cores the worker offers.
     ready : Path, optional
-        File written (with this process's id) once the server and worker are up.
+        File written (with this process's id) once the server and worker are up, and
+        removed when they stop (a stale one is removed at the start).
     """
     from hyperqueue import LocalCluster
     from hyperqueue.cluster import WorkerConfig
 
     signals = {signal.SIGTERM, signal.SIGINT}
     signal.pthread_sigmask(signal.SIG_BLOCK, signals)  # also in the server's threads
-    with LocalCluster(str(server_dir)) as cluster:
-        cluster.start_worker(WorkerConfig(cores=cores))
+    if ready is not None:
+        ready.unlink(missing_ok=True)
+    try:
+        with LocalCluster(str(server_dir)) as cluster:
+            cluster.start_worker(WorkerConfig(cores=cores))
+            if ready is not None:
+                ready.write_text(f"{os.getpid()}\n")
+            signal.sigwait(signals)
+    finally:
         if ready is not None:
-            ready.write_text(f"{os.getpid()}\n")
-        signal.sigwait(signals)
+            ready.unlink(missing_ok=True)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -63,7 +70,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"server_dir {args.server_dir}: no such directory")
     if args.cores < 1:
         parser.error(f"--cores must be >= 1, got {args.cores}")
-    serve(args.server_dir, args.cores, args.ready)
+    serve(args.server_dir, cores=args.cores, ready=args.ready)
     return 0
 
 

@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import re
 import subprocess
+import tempfile
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import Literal
 
 from .errors import ClustAggError
 
@@ -56,8 +58,9 @@ def slurm(
     timeout: float = 30.0,
     env: Mapping[str, str] | None = None,
     with_stderr: bool = False,
+    cwd: str | Path | None = None,
 ) -> str:
-    """Run a Slurm command and return its stdout (followed by its stderr, ``with_stderr``).
+    """Run a Slurm command (in ``cwd``) and return its stdout (followed by its stderr, ``with_stderr``).
 
     Raises
     ------
@@ -67,7 +70,7 @@ def slurm(
     try:
         environment = None if env is None else dict(env)
         done = subprocess.run(
-            list(arguments), capture_output=True, text=True, timeout=timeout, env=environment
+            list(arguments), capture_output=True, text=True, timeout=timeout, env=environment, cwd=cwd
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise SlurmError(f"{' '.join(arguments)}: {exc}") from exc
@@ -149,7 +152,10 @@ def cancel(*jobs: int | str) -> None:
 
 @dataclass(frozen=True)
 class JobRecord:
-    """One finished job (or heterogeneous component) as ``jobcomp/filetxt`` records it.
+    """One finished job (or heterogeneous component), or one size a resized job had.
+
+    From ``jobcomp/filetxt`` (:func:`parse_job_records`: one per job, its size at the
+    end) or from the accounting database (:func:`parse_accounting`: one per size).
 
     Attributes
     ----------
@@ -158,7 +164,7 @@ class JobRecord:
     start, end : float
         Unix epoch seconds (Slurm's resolution is one second).
     nodes : int
-        Nodes allocated at the end.
+        Nodes allocated (at the end, for ``jobcomp/filetxt``).
     """
 
     job_id: int
@@ -230,32 +236,45 @@ def parse_accounting(lines: Iterable[str]) -> list[JobRecord]:
 
     A resized job has one line per size it had (state ``RESIZING`` for all but the last).
     Slurm 22.05 gives the second of them the job's start time instead of the first
-    resize's, so each segment starts where the job's previous one ended. Jobs that have
-    not started (``None``: cancelled while pending) or not ended yet are left out.
+    resize's, so each segment starts where the job's previous one ended (segments of a
+    job in the order of their ends). Jobs that have not started (``None``: cancelled
+    while pending) or not ended yet are left out.
+
+    Parameters
+    ----------
+    lines : iterable of str
+        ``JobIDRaw|JobName|State|Partition|Start|End|NNodes``, times as Slurm prints them
+        (local time, one-second resolution).
+
+    Returns
+    -------
+    list of JobRecord
+        One per job and size, ordered by job id, then end.
 
     Examples
     --------
-    >>> lines = ["7|x|RESIZING|cpu|2026-01-01T00:00:00|2026-01-01T00:00:10|3",
+    >>> lines = ["7|x|RESIZING|cpu|2026-01-01T00:00:00|2026-01-01T00:00:30|1",
     ...          "8|grow-7|CANCELLED by 0|cpu|None|2026-01-01T00:00:11|1",
-    ...          "7|x|RESIZING|cpu|2026-01-01T00:00:00|2026-01-01T00:00:30|1",
+    ...          "7|x|RESIZING|cpu|2026-01-01T00:00:00|2026-01-01T00:00:10|3",
     ...          "7|x|COMPLETED|cpu|2026-01-01T00:00:30|2026-01-01T00:00:40|3",
     ...          "9|y|RUNNING|cpu|2026-01-01T00:00:35|Unknown|2"]
-    >>> [(r.nodes, r.seconds) for r in parse_accounting(lines)]
-    [(3, 10.0), (1, 20.0), (3, 10.0)]
+    >>> [(r.job_id, r.nodes, r.seconds) for r in parse_accounting(lines)]
+    [(7, 3, 10.0), (7, 1, 20.0), (7, 3, 10.0)]
     """
-    records = []
-    last_end: dict[int, float] = {}
+    by_job: dict[int, list[tuple[float, float, str, str, str, int]]] = {}
     for line in lines:
         fields = line.split("|")
         if len(fields) != 7 or {fields[4], fields[5]} & {"Unknown", "None"}:
             continue
         job, name, state, partition, start, end, nodes = fields
-        job_id = int(job)
-        begin = max(_epoch(start), last_end.get(job_id, float("-inf")))
-        last_end[job_id] = _epoch(end)
-        records.append(
-            JobRecord(job_id, name, state.split()[0], partition, begin, last_end[job_id], int(nodes))
-        )
+        segment = (_epoch(end), _epoch(start), name, state.split()[0], partition, int(nodes))
+        by_job.setdefault(int(job), []).append(segment)
+    records = []
+    for job_id, segments in sorted(by_job.items()):
+        previous_end = float("-inf")
+        for end, start, name, state, partition, nodes in sorted(segments):
+            records.append(JobRecord(job_id, name, state, partition, max(start, previous_end), end, nodes))
+            previous_end = end
     return records
 
 
@@ -264,6 +283,16 @@ def read_accounting(since: datetime) -> list[JobRecord]:
 
     Needs slurmdbd (``sacct``); unlike ``jobcomp/filetxt``, it keeps the start and end of
     every size a resized job had.
+
+    Parameters
+    ----------
+    since : datetime
+        Local time (``sacct -S``; whole seconds).
+
+    Raises
+    ------
+    SlurmError
+        If ``sacct`` fails (no slurmdbd, for instance).
     """
     text = slurm(
         ["sacct", "--duplicates", "-X", "-P", "-n", "-o", ACCOUNTING_FIELDS]
@@ -326,7 +355,7 @@ class SlurmAllocation:
         Takes the first grant, even if it is short of ``nodes`` (the nodes free then).
         """
         deadline = time.monotonic() + self.grow_timeout
-        granted = False
+        granted, refusal = False, ""
         while not granted and (missing := nodes - self.nodes) > 0 and time.monotonic() < deadline:
             wait = max(1, round(deadline - time.monotonic()))
             try:
@@ -337,7 +366,8 @@ class SlurmAllocation:
                     timeout=wait + 30,
                     with_stderr=True,
                 )
-            except SlurmError:  # no free nodes within the wait, or a job of higher priority waits
+            except SlurmError as exc:  # no free nodes within the wait, a job of higher priority...
+                refusal = str(exc).splitlines()[-1]
                 time.sleep(min(1.0, max(0.0, deadline - time.monotonic())))
                 continue
             found = re.search(r"Granted job allocation (\d+)", output)
@@ -346,29 +376,47 @@ class SlurmAllocation:
                 granted = True
         held = self.nodes
         if not granted and held < nodes:
-            self.log(f"job {self.job} gave up growing to {nodes} nodes after {self.grow_timeout:g} s")
+            reason = f" (last refusal: {refusal})" if refusal else ""
+            self.log(f"job {self.job} gave up growing to {nodes} nodes after {self.grow_timeout:g} s{reason}")
         else:
             self.log(f"job {self.job} grown to {held} node(s)" + (f" of {nodes}" if held < nodes else ""))
         return held
 
     def _merge(self, expansion: str) -> None:
-        """Move the nodes of the allocation ``expansion`` into the job."""
-        update_nodes(expansion, "0")
-        cancel(expansion)
+        """Move the nodes of the allocation ``expansion`` into the job (``expansion`` is released)."""
+        try:
+            update_nodes(expansion, 0)
+        finally:
+            cancel(expansion)
         wait_for_state(expansion, FINISHED, 30)
         update_nodes(self.job, "ALL")
 
     def shrink(self) -> int:
         """Return to the job's starting size; return the nodes held."""
         if self.nodes > self.base:
-            update_nodes(self.job, str(self.base))
+            update_nodes(self.job, self.base)
         held = self.nodes
         self.log(f"job {self.job} shrunk to {held} node(s)")
         return held
 
 
-def update_nodes(job: int | str, nodes: str, timeout: float = 30.0) -> None:
+def update_nodes(job: int | str, nodes: int | Literal["ALL"], timeout: float = 30.0) -> None:
     """``scontrol update JobId=JOB NumNodes=NODES``, retried while Slurm indexes the job's last resize.
+
+    Run in a temporary directory, which takes the ``slurm_job_JOB_resize.sh`` scripts that
+    ``scontrol`` writes for the job's environment (the malleable mode does not need them:
+    its workers are spawned, not started by ``srun``).
+
+    Parameters
+    ----------
+    job : int or str
+        A running job.
+    nodes : int or "ALL"
+        Its new node count; ``"ALL"`` adds the nodes of an expansion job handed over with
+        ``NumNodes=0``.
+    timeout : float, default=30.0
+        Seconds to keep retrying while Slurm answers "try again" (slurmdbd is indexing
+        the job's previous resize).
 
     Raises
     ------
@@ -376,11 +424,12 @@ def update_nodes(job: int | str, nodes: str, timeout: float = 30.0) -> None:
         If Slurm refuses the update, or still indexes the job after ``timeout`` seconds.
     """
     deadline = time.monotonic() + timeout
-    while True:
-        try:
-            slurm(["scontrol", "update", f"JobId={job}", f"NumNodes={nodes}"])
-            return
-        except SlurmError as exc:
-            if "try again" not in str(exc) or time.monotonic() >= deadline:
-                raise
-        time.sleep(0.5)
+    with tempfile.TemporaryDirectory(prefix="scontrol-") as scratch:
+        while True:
+            try:
+                slurm(["scontrol", "update", f"JobId={job}", f"NumNodes={nodes}"], cwd=scratch)
+                return
+            except SlurmError as exc:
+                if "try again" not in str(exc) or time.monotonic() >= deadline:
+                    raise
+            time.sleep(0.5)

@@ -23,7 +23,8 @@ def saved_run(path):
     spread = json.loads(
         json.dumps({"modes": modes, "chains": chains}).replace("10.0", "0.5").replace("20.0", "1.0")
     )
-    line = {"modes": modes, "chains": chains, "spread": spread, "settings": {"n_samples": 1234, "max_iter": 2}}
+    settings = {"n_samples": 1234, "max_iter": 2}
+    line = {"modes": modes, "chains": chains, "spread": spread, "settings": settings}
     path.write_text("Part 1: ...\n" + json.dumps(line) + "\n")
     return line
 

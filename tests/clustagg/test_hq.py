@@ -1,8 +1,10 @@
 """The workflow's quantum step through a HyperQueue server (a LocalCluster with one worker)."""
 
 import json
+import signal
 import subprocess
 import sys
+import time
 
 import pytest
 from hyperqueue import LocalCluster
@@ -87,14 +89,44 @@ def test_a_missing_server_directory_is_named(tmp_path, monkeypatch):
 
 @pytest.mark.timeout(60)
 @pytest.mark.parametrize(
-    ("arguments", "named"),
-    [(["/no/such/hq-dir"], "server_dir /no/such/hq-dir"), (["{tmp}", "--cores", "0"], "--cores")],
+    ("arguments", "error"),
+    [
+        (["/no/such/hq-dir"], "error: server_dir /no/such/hq-dir: no such directory"),
+        (["{tmp}", "--cores", "0"], "error: --cores must be >= 1, got 0"),
+    ],
 )
-def test_hq_server_refuses_bad_input_in_one_line(tmp_path, arguments, named):
+def test_hq_server_refuses_bad_input_in_one_line(tmp_path, arguments, error):
     arguments = [a.format(tmp=tmp_path) for a in arguments]
     done = subprocess.run(
         [sys.executable, "-m", "clustagg.hq_server", *arguments], capture_output=True, text=True, timeout=50
     )
     assert done.returncode == 2
-    assert named in done.stderr.strip().splitlines()[-1]
-    assert "Traceback" not in done.stderr
+    assert done.stderr.strip().splitlines()[-1] == f"python -m clustagg.hq_server: {error}"
+
+
+@pytest.mark.timeout(120)
+def test_hq_server_runs_tasks_until_sigterm_and_removes_its_ready_file(tmp_path):
+    server, ready = tmp_path / "hq", tmp_path / "ready"
+    server.mkdir()
+    ready.write_text("stale\n")  # from an earlier server: removed at the start
+    process = subprocess.Popen(
+        [sys.executable, "-m", "clustagg.hq_server", str(server), "--ready", str(ready)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not (ready.exists() and ready.read_text().strip().isdigit()):
+            assert process.poll() is None and time.monotonic() < deadline, "the server did not start"
+            time.sleep(0.2)
+        assert int(ready.read_text()) == process.pid
+        step = HyperQueueStep(server)
+        assert step([sys.executable, "-c", "print(6 * 7)"], None, tmp_path / "task.json") is None
+        assert (tmp_path / "task.hq.out").read_text() == "42\n"
+        process.send_signal(signal.SIGTERM)
+        _, err = process.communicate(timeout=30)
+    finally:
+        process.kill()
+    assert process.returncode == 0, err
+    assert not ready.exists()

@@ -18,7 +18,10 @@ from clustagg import slurm as slurmlib
 
 ROOT = Path(__file__).resolve().parents[2]
 CLUSTER = ROOT / "examples" / "slurm" / "cluster"
-REQUIRED = ("munged", "slurmctld", "slurmd", "sbatch", "scontrol", "squeue", "scancel", "srun")
+REQUIRED = (
+    "munged", "mariadbd", "slurmdbd", "slurmctld", "slurmd",
+    "sbatch", "salloc", "scontrol", "squeue", "scancel", "srun", "sacct",
+)  # fmt: skip
 
 
 @dataclass

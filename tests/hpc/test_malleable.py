@@ -30,6 +30,15 @@ def watch_nodes(job, timeout):
     raise AssertionError(f"job {job} did not end within {timeout} s")
 
 
+def wait_for_idle_cpu_nodes(timeout=60):
+    """Until the three cpu nodes are idle (an earlier test's cancelled jobs may still be completing),
+    so that a grow finds both nodes it asks for."""
+    deadline = time.monotonic() + timeout
+    while slurmlib.slurm(["sinfo", "-h", "-p", "cpu", "-t", "idle", "-o", "%D"]).strip() != "3":
+        assert time.monotonic() < deadline, slurmlib.slurm(["sinfo", "-N"])
+        time.sleep(0.5)
+
+
 def wait_for_accounting(since, job, timeout=30):
     """The job's accounting records once slurmdbd has its final one (it writes asynchronously)."""
     deadline = time.monotonic() + timeout
@@ -41,6 +50,7 @@ def wait_for_accounting(since, job, timeout=30):
 
 
 def test_malleable_job_grows_before_clustering_and_shrinks_for_the_quantum_step(slurm, tmp_path):
+    wait_for_idle_cpu_nodes()
     since = datetime.now().replace(microsecond=0)
     job = slurm.submit(CLUSTER / "clustagg_malleable.sh", cwd=tmp_path, env=ENV)
     seen, state = watch_nodes(job, 240)

@@ -22,6 +22,8 @@ if [ -f "$STATE/slurmctld.pid" ] && kill -0 "$(cat "$STATE/slurmctld.pid")" 2>/d
 fi
 mkdir -p "$STATE/munge" "$STATE/ctld"
 chmod 700 "$STATE" "$STATE/munge"
+# on any failure below, stop what has started
+trap 'status=$?; [ "$status" -eq 0 ] || bash "$HERE/stop.sh" "$STATE" >/dev/null 2>&1; exit "$status"' EXIT
 
 # MUNGE with its own key and socket
 if [ ! -f "$STATE/munge/munge.key" ]; then
@@ -33,13 +35,23 @@ munged --force --socket="$STATE/munge/munge.socket" --key-file="$STATE/munge/mun
     --seed-file="$STATE/munge/munged.seed"
 
 # slurm.conf and slurmdbd.conf from the templates: this machine's name and seven free
-# loopback ports
+# loopback ports, below the range of ephemeral ports (the local ends of outgoing
+# connections, which could take a port between this choice and the daemon's bind)
 NODE=$(hostname -s)
 read -r CTLD_PORT P1 P2 P3 P4 DBD_PORT DB_PORT < <(python3 - <<'PY'
-import socket
-socks = [socket.socket() for _ in range(7)]
-for s in socks:
-    s.bind(("127.0.0.1", 0))
+import random, socket
+low = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
+socks = []
+for port in random.sample(range(10000, min(low, 32768)), 200):
+    s = socket.socket()
+    try:
+        s.bind(("127.0.0.1", port))
+    except OSError:
+        s.close()
+        continue
+    socks.append(s)
+    if len(socks) == 7:
+        break
 print(*(s.getsockname()[1] for s in socks))
 PY
 )
@@ -54,14 +66,17 @@ install -m 755 "$HERE/task_prolog.sh" "$STATE/task_prolog.sh"
 echo "export SLURM_CONF=$STATE/slurm.conf" > "$STATE/env"
 export SLURM_CONF=$STATE/slurm.conf
 
-# MariaDB for slurmdbd: its own data directory, loopback only, no grant tables (nothing
-# but slurmdbd on this machine talks to it), small buffers
-mkdir -p "$STATE/db"
+# MariaDB for slurmdbd: its own data directory, loopback only, small buffers, and no grant
+# tables, so any process on this machine can reach it without a password: an emulation
+# for tests, not a set-up for shared machines. Files it may read or write: STATE/dbfiles.
+mkdir -p "$STATE/db" "$STATE/dbfiles"
 mariadbd --no-defaults --user=root --datadir="$STATE/db" --socket="$STATE/mariadb.sock" \
     --bind-address=127.0.0.1 --port="$DB_PORT" --skip-grant-tables --skip-name-resolve \
+    --secure-file-priv="$STATE/dbfiles" \
     --pid-file="$STATE/mariadb.pid" --log-error="$STATE/mariadb.log" \
     --innodb-buffer-pool-size=32M --innodb-log-file-size=16M --innodb-use-native-aio=0 \
     </dev/null >>"$STATE/mariadb.log" 2>&1 &
+echo $! > "$STATE/mariadb.pid"   # before mariadbd writes it, so that stop.sh finds it
 wait_for() {  # wait_for SECONDS WHAT COMMAND...: poll COMMAND every 0.5 s
     local tries=$(($1 * 2)) what=$2; shift 2
     for _ in $(seq "$tries"); do "$@" 2>/dev/null && return 0; sleep 0.5; done
@@ -84,8 +99,9 @@ four_idle() {
     [ "$(timeout 5 sinfo -h -N -t idle -o %N | sort -u | wc -l)" -eq 4 ]
 }
 for _ in $(seq 60); do
-    four_idle 2>/dev/null
-    case $? in
+    up=0
+    four_idle 2>/dev/null || up=$?
+    case $up in
         0) echo "Slurm up: nodes c1-c3 (partition cpu), q1 (partition qpu); source $STATE/env"; exit 0 ;;
         2) echo "start.sh: slurmctld exited; logs in $STATE" >&2; break ;;
     esac

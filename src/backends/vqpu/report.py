@@ -263,6 +263,16 @@ def sharing_slowdowns(batches: Sequence[Batch]) -> dict[str, float]:
     Jain's index over them is a share-aware fairness measure. The device runs one batch
     at a time; jobs with no finished batch are left out. O(n log n) for n batches.
 
+    Parameters
+    ----------
+    batches : sequence of Batch
+        As stored by the server (times in epoch seconds).
+
+    Returns
+    -------
+    dict of str to float
+        Job name -> slowdown (>= 1, dimensionless), sorted by name.
+
     Examples
     --------
     >>> from backends.vqpu.store import Batch
@@ -292,7 +302,10 @@ def sharing_slowdowns(batches: Sequence[Batch]) -> dict[str, float]:
         waits = _merged([(b.submitted, b.started) for b in own if b.started is not None])
         delay = sum(busy.between(a, z) - own_busy.between(a, z) for a, z in waits)
         runtime = max(ends) - min(b.submitted for b in own)
-        slowdowns[job] = runtime / (runtime - delay) if runtime > delay else float("inf")
+        if delay <= 0.0:
+            slowdowns[job] = 1.0
+        else:  # runtime == delay only if its own batches took no time: infinitely slowed
+            slowdowns[job] = runtime / (runtime - delay) if runtime > delay else float("inf")
     return slowdowns
 
 
