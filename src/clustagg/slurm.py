@@ -266,9 +266,12 @@ def parse_accounting(lines: Iterable[str]) -> list[JobRecord]:
         fields = line.split("|")
         if len(fields) != 7 or {fields[4], fields[5]} & {"Unknown", "None"}:
             continue
-        job, name, state, partition, start, end, nodes = fields
-        segment = (_epoch(end), _epoch(start), name, state.split()[0], partition, int(nodes))
-        by_job.setdefault(int(job), []).append(segment)
+        job_text, name_text, state_text, partition_text, start_text, end_text, nodes_text = fields
+        segment = (
+            _epoch(end_text), _epoch(start_text), name_text, state_text.split()[0], partition_text,
+            int(nodes_text),
+        )  # fmt: skip
+        by_job.setdefault(int(job_text), []).append(segment)
     records = []
     for job_id, segments in sorted(by_job.items()):
         previous_end = float("-inf")
