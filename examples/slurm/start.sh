@@ -34,14 +34,7 @@ NODE=$(hostname -s)
 HW=$(slurmd -C | head -n 1)
 CPUS=$(sed -n 's/.*CPUs=\([0-9]*\).*/\1/p' <<<"$HW")
 MEMORY=$(sed -n 's/.*RealMemory=\([0-9]*\).*/\1/p' <<<"$HW")
-read -r CTLD_PORT SLURMD_PORT < <(python3 - <<'PY'
-import socket
-socks = [socket.socket() for _ in range(2)]
-for s in socks:
-    s.bind(("127.0.0.1", 0))
-print(*(s.getsockname()[1] for s in socks))
-PY
-)
+read -r CTLD_PORT SLURMD_PORT < <(python3 "$HERE/free_ports.py" 2)
 sed -e "s|@STATE@|$STATE|g" -e "s|@NODE@|$NODE|g" -e "s|@CPUS@|$CPUS|g" -e "s|@MEMORY@|$MEMORY|g" \
     -e "s|@LICENSES@|$LICENSES|g" -e "s|@CTLD_PORT@|$CTLD_PORT|g" -e "s|@SLURMD_PORT@|$SLURMD_PORT|g" \
     "$HERE/slurm.conf" > "$STATE/slurm.conf"

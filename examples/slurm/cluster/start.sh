@@ -35,26 +35,9 @@ munged --force --socket="$STATE/munge/munge.socket" --key-file="$STATE/munge/mun
     --seed-file="$STATE/munge/munged.seed"
 
 # slurm.conf and slurmdbd.conf from the templates: this machine's name and seven free
-# loopback ports, below the range of ephemeral ports (the local ends of outgoing
-# connections, which could take a port between this choice and the daemon's bind)
+# loopback ports (below the ephemeral range, see free_ports.py)
 NODE=$(hostname -s)
-read -r CTLD_PORT P1 P2 P3 P4 DBD_PORT DB_PORT < <(python3 - <<'PY'
-import random, socket
-low = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
-socks = []
-for port in random.sample(range(10000, min(low, 32768)), 200):
-    s = socket.socket()
-    try:
-        s.bind(("127.0.0.1", port))
-    except OSError:
-        s.close()
-        continue
-    socks.append(s)
-    if len(socks) == 7:
-        break
-print(*(s.getsockname()[1] for s in socks))
-PY
-)
+read -r CTLD_PORT P1 P2 P3 P4 DBD_PORT DB_PORT < <(python3 "$HERE/../free_ports.py" 7)
 sed -e "s|@STATE@|$STATE|g" -e "s|@NODE@|$NODE|g" -e "s|@CTLD_PORT@|$CTLD_PORT|g" \
     -e "s|@PORT_C1@|$P1|g" -e "s|@PORT_C2@|$P2|g" -e "s|@PORT_C3@|$P3|g" -e "s|@PORT_Q1@|$P4|g" \
     -e "s|@DBD_PORT@|$DBD_PORT|g" "$HERE/slurm.conf" > "$STATE/slurm.conf"
