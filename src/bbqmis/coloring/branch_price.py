@@ -33,8 +33,9 @@ import networkx as nx
 from backends.errors import InvalidParameterError
 from backends.validation import SeedLike, check_random_state
 
+from ..solver import add_stats, new_stats
 from .bounds import dsatur_coloring
-from .pricing import PricerLike, QAOAPricer, lp_bound
+from .pricing import DEVICE_COUNTERS, PricerLike, QAOAPricer, device_work, lp_bound
 from .samplers import AnnealingSampler, GreedySampler, MISSampler, QAOASampler, RandomSampler
 
 __all__ = ["PriceOutcome", "branch_and_price", "pricers_for"]
@@ -57,6 +58,9 @@ class PriceOutcome:
         Nodes bounded by the LP.
     improving_columns : dict of str to int
         Per pricer name, columns of negative reduced cost it added over the whole tree.
+    device : dict of str to float
+        What its pricers sent to quantum devices over the whole tree
+        (:func:`~bbqmis.coloring.pricing.device_work`).
 
     Examples
     --------
@@ -73,6 +77,7 @@ class PriceOutcome:
     stopped: str | None
     nodes: int
     improving_columns: dict[str, int]
+    device: dict[str, float]
 
     @property
     def num_colors(self) -> int:
@@ -160,6 +165,7 @@ def branch_and_price(
     rng = check_random_state(seed)
     best = dict(initial)
     improving: dict[str, int] = {}
+    device = new_stats(**dict.fromkeys(DEVICE_COUNTERS, 0.0))
     stack: list[tuple[nx.Graph, dict[Hashable, tuple[Hashable, ...]], list[frozenset]]] = [
         (nx.Graph(graph), {v: (v,) for v in graph}, [])
     ]
@@ -188,6 +194,7 @@ def branch_and_price(
             seed=int(rng.integers(2**31)),
         )
         nodes += 1
+        add_stats(device, device_work(lp.stats))
         for name, counters in lp.stats.items():
             if name != "master":
                 improving[name] = improving.get(name, 0) + int(counters.get("improving_columns", 0))
@@ -208,7 +215,7 @@ def branch_and_price(
         stack.append(_differ(node, groups, columns, *pair))
         stack.append(_merge(node, groups, columns, *pair))
     proven = _num_colors(best) if not stack and stopped is None else root_bound
-    return PriceOutcome(best, min(proven, _num_colors(best)), stopped, nodes, improving)
+    return PriceOutcome(best, min(proven, _num_colors(best)), stopped, nodes, improving, dict(device))
 
 
 def _num_colors(coloring: dict[Hashable, int]) -> int:

@@ -365,8 +365,10 @@ def _check_outcome(
         counters = stats.get(phase, {})
         _require(isinstance(counters, dict), f"{what}: stats.{phase} must be an object")
         _check_counters(counters.get("improving_columns", {}), f"{what}: stats.{phase}.improving_columns")
+        _check_counters(counters.get("device", {}), f"{what}: stats.{phase}.device")
     node_lp = stats.get("node_lp", {})
-    _check_counters({k: v for k, v in node_lp.items() if k != "improving_columns"}, f"{what}: stats.node_lp")
+    plain = {k: v for k, v in node_lp.items() if k not in ("improving_columns", "device")}
+    _check_counters(plain, f"{what}: stats.node_lp")
     return coloring
 
 

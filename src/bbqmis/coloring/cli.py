@@ -357,6 +357,7 @@ def format_result(result: ColoringResult, graph: nx.Graph, sampler: str, backend
             f"from the enumeration {stats.get('nodes_from_enumeration', 0)}",
         ),
         ("sampler", work),
+        ("pricing", _pricing_line(stats.get("pricing", {}))),
         ("LP columns", _lp_line(stats)),
         ("time", f"{stats['seconds']:.2f} s ({stats['stop_reason']})"),
     ]
@@ -365,6 +366,22 @@ def format_result(result: ColoringResult, graph: nx.Graph, sampler: str, backend
         members = " ".join(str(v) for v in sorted(classes[color], key=lambda v: (str(type(v)), v)))
         lines.append(f"{'colour ' + str(color):<12} {members}")
     return "\n".join(lines)
+
+
+def _pricing_line(device: dict[str, float]) -> str:
+    """What the LP bounds' pricers sent to quantum devices.
+
+    >>> _pricing_line({"circuits": 3.0, "shots": 3072.0, "quantum_seconds": 0.0125})
+    '3 circuits, 3072 shots, 0.013 quantum s for LP columns'
+    >>> _pricing_line({})
+    'no circuits'
+    """
+    if not device.get("circuits"):
+        return "no circuits"
+    return (
+        f"{int(device['circuits'])} circuits, {int(device.get('shots', 0))} shots, "
+        f"{device.get('quantum_seconds', 0.0):.3f} quantum s for LP columns"
+    )
 
 
 def _lp_line(stats: dict[str, Any]) -> str:

@@ -51,7 +51,7 @@ from .clique import adjacency_bitsets, max_clique
 from .dsatur_exact import exact_coloring
 from .limits import STOP_REASONS, Clock, Every, Limits, resident_memory_gb
 from .node_lp import NodeLP
-from .pricing import lp_bound
+from .pricing import device_work, lp_bound
 from .reduce import easy_coloring, extend_coloring, peel
 from .result import color_classes
 from .samplers import MISSampler
@@ -307,6 +307,7 @@ def color_component(
                 for name, counters in lp.stats.items()
                 if name != "master"
             },
+            "device": device_work(lp.stats),
         }
         settled = _settled(len(set(incumbent.values())), lower, context.global_lower, "lp")
     if settled is not None:
@@ -444,7 +445,11 @@ def _price_core(
         memory_full=lambda: context.limits.memory_used() >= _STOP_MEMORY,
         seed=context.seed,
     )
-    stats["price"] = {"nodes": outcome.nodes, "improving_columns": outcome.improving_columns}
+    stats["price"] = {
+        "nodes": outcome.nodes,
+        "improving_columns": outcome.improving_columns,
+        "device": outcome.device,
+    }
     coloring = extend_coloring(graph, outcome.coloring, peeled)
     stopped = outcome.stopped and ("interrupted" if context.limits.interrupted else outcome.stopped)
     how = "price" if outcome.stopped is None else f"price:{stopped}"
@@ -536,5 +541,6 @@ def _search_core(
             "columns": len(node_lp.pool),
             "columns_from_tree": int(node_lp.stats["columns_from_tree"]),
             "improving_columns": dict(sorted(node_lp.improving_columns.items())),
+            "device": dict(node_lp.device),
         }
     return coloring, outcome.lower_bound, outcome.stop_reason, stats

@@ -25,9 +25,9 @@ import numpy as np
 
 from backends.validation import check_positive_int, check_probability
 
-from ..solver import Stats, new_stats
+from ..solver import Stats, add_stats, new_stats
 from .master import ColumnPool, IndexedGraph, bit_indices
-from .pricing import Pricer, PricerLike, get_pricer, lp_bound
+from .pricing import DEVICE_COUNTERS, Pricer, PricerLike, device_work, get_pricer, lp_bound
 
 __all__ = ["NodeLP"]
 
@@ -74,6 +74,9 @@ class NodeLP:
         first proposed by the tree's sampler or enumeration).
     improving_columns : dict of str to int
         Per pricer name, columns of negative reduced cost it priced at the nodes.
+    device : Stats
+        What its pricers sent to quantum devices
+        (:func:`~bbqmis.coloring.pricing.device_work`, summed over the nodes).
 
     Examples
     --------
@@ -109,6 +112,7 @@ class NodeLP:
         self.pool.add(columns)
         self.stats: Stats = new_stats(columns_from_tree=0)
         self.improving_columns: dict[str, int] = {}
+        self.device: Stats = new_stats(**dict.fromkeys(DEVICE_COUNTERS, 0.0))
 
     def affordable(self, seconds: float) -> tuple[Pricer, ...]:
         """The heuristic pricers whose mean call so far takes at most ``seconds`` (untried ones too).
@@ -204,6 +208,7 @@ class NodeLP:
         self.stats["nodes"] += 1
         self.stats["raised"] += depth + result.bound > lower
         self.stats["seconds"] += time.perf_counter() - start
+        add_stats(self.device, device_work(result.stats))
         for name, counters in result.stats.items():
             if name != "master":
                 spent = self.pricer_time.setdefault(name, [0.0, 0.0])

@@ -42,7 +42,7 @@ from __future__ import annotations
 import math
 import time
 import warnings
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeAlias, runtime_checkable
 
@@ -77,6 +77,7 @@ from .master import (
 __all__ = [
     "IMPROVE_TOL",
     "AnnealPricer",
+    "DEVICE_COUNTERS",
     "ExactPricer",
     "GreedyPricer",
     "LPBound",
@@ -84,6 +85,7 @@ __all__ = [
     "PricingResult",
     "QAOAPricer",
     "RandomPricer",
+    "device_work",
     "edge_clique_cover",
     "get_pricer",
     "lp_bound",
@@ -98,6 +100,9 @@ CERTIFY_TOL = 1e-6
 
 #: Quick exact pricing looks for a column of weight at least ``1 + QUICK_GAP``.
 QUICK_GAP = 1e-4
+
+#: The counters of a pricer's statistics that measure work sent to a quantum device.
+DEVICE_COUNTERS = ("circuits", "shots", "quantum_seconds")
 
 #: Duals at or below this are treated as zero (their sum is added to the exact upper bound).
 _ZERO_DUAL = 1e-10
@@ -495,6 +500,27 @@ class QAOAPricer(_HeuristicPricer):
         samples = self.solver.sample(_subproblem(graph, support, y, self.penalty), seed=rng)
         add_stats(stats, samples.stats, skip=("calls", "seconds"))
         return _rows_to_masks(samples.bits, support)
+
+
+def device_work(stats: Mapping[str, Mapping[str, float]]) -> Stats:
+    """What the pricers of one :func:`lp_bound` sent to quantum devices, summed over pricers.
+
+    Parameters
+    ----------
+    stats : mapping of str to mapping of str to float
+        :attr:`LPBound.stats` (per pricer name, its counters).
+
+    Returns
+    -------
+    Stats
+        :data:`DEVICE_COUNTERS`: circuits, shots, and quantum seconds (device time, s).
+
+    Examples
+    --------
+    >>> dict(device_work({"master": {"initial_columns": 3}, "qaoa": {"circuits": 2, "shots": 2048}}))
+    {'circuits': 2.0, 'shots': 2048.0, 'quantum_seconds': 0.0}
+    """
+    return new_stats(**{key: float(sum(c.get(key, 0.0) for c in stats.values())) for key in DEVICE_COUNTERS})
 
 
 def edge_clique_cover(

@@ -51,8 +51,10 @@ class ColoringResult:
         ``initial_colors`` (best of networkx's DSATUR, largest-first, smallest-last),
         ``stop_reason`` (``"bounds-met"``, ``"exhausted"``, ``"node-limit"``,
         ``"time-limit"``), ``exhaustive``, ``seconds``, ``incumbents`` (list of
-        ``[seconds, colours, source]``) and ``sampler`` (calls, circuits, shots,
-        quantum_seconds, fallbacks, cut_components, seconds).
+        ``[seconds, colours, source]``), ``sampler`` (calls, circuits, shots,
+        quantum_seconds, fallbacks, cut_components, seconds: the branching sampler's
+        work) and ``pricing`` (circuits, shots, quantum_seconds that the LP bounds'
+        pricers sent to quantum devices, e.g. QAOA pricing; empty without LP bounds).
 
     Examples
     --------

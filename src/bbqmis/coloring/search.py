@@ -282,10 +282,13 @@ def _stats(
         for key, value in outcome.stats.get("sampler", {}).items():
             sampler[key] = sampler.get(key, 0.0) + value
     columns: dict[str, int] = {}
+    pricing: dict[str, float] = {}
     for outcome in searched:
         for phase in ("lp", "node_lp", "price"):
             for name, count in outcome.stats.get(phase, {}).get("improving_columns", {}).items():
                 columns[name] = columns.get(name, 0) + int(count)
+            for key, value in outcome.stats.get(phase, {}).get("device", {}).items():
+                pricing[key] = pricing.get(key, 0.0) + float(value)
     node_lp = {
         key: sum(o.stats.get("node_lp", {}).get(key, 0) for o in searched)
         for key in ("nodes", "raised", "pruned", "seconds", "columns_from_tree")
@@ -302,6 +305,7 @@ def _stats(
         incumbents=[inc for o in searched for inc in o.stats.get("incumbents", [])],
         sampler=dict(sorted(sampler.items())),
         improving_columns=dict(sorted(columns.items())),
+        pricing=dict(sorted(pricing.items())),
         node_lp=node_lp,
         searched=[{"how": o.how, "lower_bound": o.lower_bound, "colors": o.num_colors} for o in searched],
     )
