@@ -11,8 +11,8 @@ descent stops at that bound, so on graphs whose bound is below the chromatic num
 (myciel3, myciel4) it runs until the deadline: "to best" is the time at which the
 final colour count was reached, "total" the whole call.
 
-Iterations are counted by the module's private ``_improve`` (what ``improve_coloring``
-runs), the only place they are exposed. Chromatic numbers from the literature (the table
+Iterations are counted by ``bbqmis.coloring.tabucol.descend`` (``improve_coloring``
+with the work of every TabuCol search). Chromatic numbers from the literature (the table
 of ``data/graphs/README.md``) are shown for reference only.
 
 Usage: ``python benchmarks/tabucol.py [--all | --graphs le450_5a ...] [--seeds 0 1 2]
@@ -47,7 +47,7 @@ from networkx.algorithms.coloring.greedy_coloring import strategy_random_sequent
 
 import bbqmis  # noqa: E402
 from bbqmis.coloring.bounds import adjacency_bounds, dsatur  # noqa: E402
-from bbqmis.coloring.tabucol import _improve, _prepare  # noqa: E402
+from bbqmis.coloring.tabucol import descend  # noqa: E402
 from bbqmis.mis.graphio import read_graph  # noqa: E402
 
 DEFAULT_GRAPHS = ["myciel3", "myciel4", "queen5_5", "huck", "anna", "le450_5a"]
@@ -96,10 +96,7 @@ def run_graph(name: str, seeds: list[int], time_limit: float, log) -> dict:
     runs = []
     for seed in seeds:
         began = time.perf_counter()
-        prepared = _prepare(adjacency)
-        descent = _improve(
-            prepared, start, began + time_limit, np.random.default_rng(seed), None, max(lower, 1)
-        )
+        descent = descend(adjacency, start, deadline=began + time_limit, seed=seed, lower_bound=max(lower, 1))
         total = time.perf_counter() - began
         colors = descent.colors
         assert proper(adjacency, colors), f"{name}: improper colouring"

@@ -40,7 +40,7 @@ import scipy.sparse as sp
 from backends.errors import InvalidParameterError
 from backends.validation import SeedLike, check_nonnegative_int, check_positive_int, check_random_state
 
-__all__ = ["improve_coloring", "tabucol"]
+__all__ = ["Descent", "descend", "improve_coloring", "tabucol"]
 
 #: Tenure ``randrange(TENURE_RANDOM) + int(TENURE_FACTOR * conflicting vertices)``
 #: (Galinier and Hao 1999: L in 0..9, lambda = 0.6).
@@ -90,8 +90,19 @@ class _Graph:
 
 
 @dataclass
-class _Descent:
-    """What :func:`_improve` did: the best colouring and, per colour count tried, the work."""
+class Descent:
+    """What :func:`descend` did: the best colouring and, per colour count tried, the work.
+
+    Attributes
+    ----------
+    colors : ndarray of shape (n,), dtype int64
+        The best proper colouring found, colours ``0..k-1``.
+    iterations : int
+        TabuCol iterations over all searches.
+    levels : list of (int, bool, int, float)
+        One entry per TabuCol search, in order: the colour count it tried, whether it
+        found a proper colouring, its iterations and its seconds.
+    """
 
     colors: np.ndarray
     iterations: int = 0
@@ -369,13 +380,13 @@ def _improve(
     rng: np.random.Generator,
     max_iterations_per_k: int | None,
     lower_bound: int,
-) -> _Descent:
+) -> Descent:
     """Drop one colour at a time from the proper ``colors`` while TabuCol succeeds."""
     if deadline is None and max_iterations_per_k is None:
         max_iterations_per_k = DEFAULT_ITERATIONS_PER_K
     rnd = random.Random(int(rng.integers(2**63)))
     best = np.unique(colors, return_inverse=True)[1].astype(np.int64).reshape(-1)
-    descent = _Descent(best)
+    descent = Descent(best)
     k = int(best.max()) + 1 if best.size else 0
     floor = max(lower_bound, 2 if graph.has_edges else 1)
     while k - 1 >= floor:
@@ -473,6 +484,45 @@ def improve_coloring(
     >>> int(better.max()) + 1
     3
     """
+    return descend(
+        adjacency,
+        colors,
+        deadline=deadline,
+        seed=seed,
+        max_iterations_per_k=max_iterations_per_k,
+        lower_bound=lower_bound,
+    ).colors
+
+
+def descend(
+    adjacency: Any,
+    colors: Any,
+    *,
+    deadline: float | None = None,
+    seed: SeedLike = None,
+    max_iterations_per_k: int | None = None,
+    lower_bound: int = 1,
+) -> Descent:
+    """:func:`improve_coloring`, returning the work of every TabuCol search beside the colouring.
+
+    Same parameters and checks as :func:`improve_coloring`; for benchmarks and studies of
+    the descent (iterations per colour count, time to the best colouring).
+
+    Returns
+    -------
+    Descent
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> import numpy as np
+    >>> adjacency = nx.to_numpy_array(nx.petersen_graph(), dtype=bool)
+    >>> descent = descend(adjacency, np.arange(10), max_iterations_per_k=10_000, seed=0)
+    >>> int(descent.colors.max()) + 1, descent.levels[-1][:2]  # 2 colours: not found
+    (3, (2, False))
+    >>> descent.iterations == sum(iterations for _, _, iterations, _ in descent.levels)
+    True
+    """
     graph = _prepare(adjacency)
     array = _check_colors(colors, graph.n, "colors")
     if array.size and array.min() < 0:
@@ -491,4 +541,4 @@ def improve_coloring(
         else check_positive_int(max_iterations_per_k, "max_iterations_per_k")
     )
     lower_bound = check_positive_int(lower_bound, "lower_bound")
-    return _improve(graph, array, deadline, check_random_state(seed), limit, lower_bound).colors
+    return _improve(graph, array, deadline, check_random_state(seed), limit, lower_bound)
