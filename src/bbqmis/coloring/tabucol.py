@@ -102,6 +102,13 @@ class Descent:
     levels : list of (int, bool, int, float)
         One entry per TabuCol search, in order: the colour count it tried, whether it
         found a proper colouring, its iterations and its seconds.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> trace = Descent(np.array([0, 1, 0]), iterations=12, levels=[(2, True, 12, 0.001)])
+    >>> int(trace.colors.max()) + 1, trace.levels[0][:3]
+    (2, (2, True, 12))
     """
 
     colors: np.ndarray
