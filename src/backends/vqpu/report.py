@@ -158,6 +158,14 @@ def _ends(batches: Sequence[Batch], until: float | None) -> list[float]:
     return [b.ended for b in batches if b.ended is not None] or [until or max(b.submitted for b in batches)]
 
 
+def _by_job(batches: Sequence[Batch]) -> dict[str, list[Batch]]:
+    """The batches of each job, in the given order."""
+    by_job: dict[str, list[Batch]] = {}
+    for batch in batches:
+        by_job.setdefault(batch.job, []).append(batch)
+    return by_job
+
+
 def _summarize_job(name: str, own: Sequence[Batch], until: float | None) -> JobSummary:
     """Accounting of the batches ``own`` of job ``name``."""
     first, last = min(b.submitted for b in own), max(_ends(own, until))
@@ -202,10 +210,7 @@ def summarize(batches: Sequence[Batch], *, until: float | None = None) -> Summar
     first = min(b.submitted for b in batches)
     span = (until if until is not None else max(_ends(batches, until))) - first
     quantum = sum(b.quantum_seconds or 0.0 for b in batches)
-    by_job: dict[str, list[Batch]] = {}
-    for b in batches:
-        by_job.setdefault(b.job, []).append(b)
-    jobs = [_summarize_job(name, own, until) for name, own in sorted(by_job.items())]
+    jobs = [_summarize_job(name, own, until) for name, own in sorted(_by_job(batches).items())]
     return Summary(
         batches=len(batches),
         done=sum(b.status == "done" for b in batches),
@@ -290,11 +295,8 @@ def sharing_slowdowns(batches: Sequence[Batch]) -> dict[str, float]:
     {'heavy': 1.3333333333333333, 'light': 1.5}
     """
     busy = _BusyTime(batches)
-    by_job: dict[str, list[Batch]] = {}
-    for batch in batches:
-        by_job.setdefault(batch.job, []).append(batch)
     slowdowns = {}
-    for job, own in sorted(by_job.items()):
+    for job, own in sorted(_by_job(batches).items()):
         ends = [b.ended for b in own if b.ended is not None]
         if not ends:
             continue
