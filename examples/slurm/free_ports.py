@@ -36,4 +36,8 @@ def free_ports(count: int) -> list[int]:
 
 
 if __name__ == "__main__":
-    print(*free_ports(int(sys.argv[1]) if len(sys.argv) > 1 else 2))
+    text = sys.argv[1] if len(sys.argv) > 1 else "2"
+    if not text.isdigit() or int(text) < 1:
+        print(f"free_ports.py: N must be a positive integer, got {text!r}", file=sys.stderr)
+        raise SystemExit(2)
+    print(*free_ports(int(text)))

@@ -28,6 +28,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from . import steps
+from .environment import seconds_from_env
 from .errors import InvalidParameterError
 from .loop import LoopSettings
 from .mpi import check_spawn, spawned_workers, world
@@ -172,11 +173,16 @@ def slurm_allocation() -> SlurmAllocation | None:
 
     Its partition is ``SLURM_JOB_PARTITION``; ``CLUSTAGG_GROW_TIMEOUT`` sets the seconds a
     grow may wait for free nodes (default 30). Resizes are logged on stderr.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``CLUSTAGG_GROW_TIMEOUT`` is set but not a positive number of seconds.
     """
     job = os.environ.get("SLURM_JOB_ID")
     if not job:
         return None
-    timeout = float(os.environ.get("CLUSTAGG_GROW_TIMEOUT", "30"))
+    timeout = seconds_from_env("CLUSTAGG_GROW_TIMEOUT") or 30.0
     return SlurmAllocation(
         job,
         os.environ.get("SLURM_JOB_PARTITION", ""),

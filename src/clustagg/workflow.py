@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from .environment import seconds_from_env
 from .errors import ClustAggError, InvalidParameterError
 from .hq import HyperQueueStep, hq_server_dir
 from .loop import LoopSettings
@@ -224,18 +225,7 @@ def step_timeout() -> float | None:
     InvalidParameterError
         If the variable is set but not a positive number of seconds.
     """
-    text = os.environ.get("CLUSTAGG_STEP_TIMEOUT")
-    if not text:
-        return None
-    try:
-        seconds = float(text)
-    except ValueError:
-        seconds = -1.0
-    if not 0 < seconds < float("inf"):
-        raise InvalidParameterError(
-            f"CLUSTAGG_STEP_TIMEOUT must be a positive number of seconds, got {text!r}"
-        )
-    return seconds
+    return seconds_from_env("CLUSTAGG_STEP_TIMEOUT")
 
 
 def run_local(command: list[str], timeout: float | None = None) -> str | None:

@@ -94,3 +94,12 @@ def test_malleable_spawns_workers_and_resumes_from_its_checkpoint(points_1000, t
     again = malleable.run_malleable(points_1000, ExactSolver(), 0, loop, tmp_path, workers=1)
     assert again.timeline == []  # every phase is on disk: nothing runs, nothing is spawned
     np.testing.assert_array_equal(again.labels, result.labels)
+
+
+@pytest.mark.parametrize("value", ["abc", "0", "-5", "inf"])
+def test_a_bad_grow_timeout_is_refused_in_one_line(monkeypatch, value):
+    monkeypatch.setenv("SLURM_JOB_ID", "1")
+    monkeypatch.setenv("CLUSTAGG_GROW_TIMEOUT", value)
+    with pytest.raises(InvalidParameterError) as error:
+        malleable.slurm_allocation()
+    assert str(error.value) == f"CLUSTAGG_GROW_TIMEOUT must be a positive number of seconds, got {value!r}"
