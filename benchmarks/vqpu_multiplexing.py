@@ -359,7 +359,9 @@ def _scale_client(url: str, index: int, batches: int, barrier, results) -> None:
         for _ in range(batches):
             tic = time.time()
             batch = session.execute(payload, 16)
-            out.append(time.time() - tic - batch["quantum_seconds"] - batch["queue_seconds"])
+            executed = batch["quantum_seconds"] + batch["queue_seconds"]
+            # (seen by the client, inside the server): round trip, and the server's time, minus execution
+            out.append((time.time() - tic - executed, session.server_seconds - executed))
         results.put((start, time.time(), out))
 
 
@@ -375,11 +377,15 @@ def cpu_seconds(pid: int) -> float:
 
 
 def scale(server: Server, clients: int = 64, batches: int = 20) -> dict:
-    """Median server overhead per batch and throughput with ``clients`` client processes at once.
+    """Server overhead per batch and throughput with ``clients`` client processes at once.
 
     Every client warms its connection, then all start together (a barrier) and each
-    runs ``batches`` batches one after another. Throughput is all timed batches over
-    the span from the first start to the last end.
+    runs ``batches`` batches one after another. The overhead of a batch is its round
+    trip minus its queue wait and execution, as the client sees it (``median_ms``) and
+    inside the server, from its ``Server-Timing`` answer (``server_median_ms``): the
+    difference is the clients' own time and the network's, which includes waiting for a
+    core when the clients outnumber the cores. Throughput is all timed batches over the
+    span from the first start to the last end.
     """
     import multiprocessing
 
@@ -389,23 +395,49 @@ def scale(server: Server, clients: int = 64, batches: int = 20) -> dict:
         context.Process(target=_scale_client, args=(server.url, i, batches, barrier, results))
         for i in range(clients)
     ]
+    cpu_before = cpu_seconds(server.process.pid)  # the server's start-up is not per-batch work
     for process in processes:
         process.start()
     records = [results.get(timeout=600) for _ in processes]
-    cpu = cpu_seconds(server.process.pid)
+    cpu = cpu_seconds(server.process.pid) - cpu_before
     for process in processes:
         process.join(timeout=60)
-    samples = [x for _, _, xs in records for x in xs]
+    samples = [x for _, _, xs in records for x, _ in xs]
+    inside = [x for _, _, xs in records for _, x in xs]
     span = max(end for _, end, _ in records) - min(start for start, _, _ in records)
     return {
         "clients": clients,
         "batches": len(samples),
         "median_ms": 1e3 * statistics.median(samples),
         "p90_ms": 1e3 * statistics.quantiles(samples, n=10)[-1],
+        "server_median_ms": 1e3 * statistics.median(inside),
+        "server_p90_ms": 1e3 * statistics.quantiles(inside, n=10)[-1],
         "batches_per_second": len(samples) / span,
         # the server's CPU (decoder process included) per batch, warm-up batches included
         "server_cpu_ms_per_batch": 1e3 * cpu / (len(samples) + clients),
     }
+
+
+def null_http_command(db: Path, port: int, *args: str) -> list[str]:
+    """The do-nothing server of ``_null_http_server.py`` (``db`` only names its log)."""
+    return [sys.executable, str(ROOT / "benchmarks" / "_null_http_server.py"), "--port", str(port), *args]
+
+
+def print_scale(result: dict, floor: dict) -> None:
+    """The ``--scale`` table: the vQPU server on the ``null`` backend beside the do-nothing server."""
+    print(f"{result['clients']} client processes x {result['batches'] // result['clients']} batches")
+    print(
+        "| server | overhead seen by the clients, median / p90 (ms) | inside the server, median / p90 (ms) "
+        "| batches/s | server CPU (ms/batch) |"
+    )
+    print("|---|---|---|---|---|")
+    for name, row in (("vQPU, null backend", result), ("do-nothing HTTP (floor)", floor)):
+        print(
+            f"| {name} | {row['median_ms']:.2f} / {row['p90_ms']:.2f} "
+            f"| {row['server_median_ms']:.2f} / {row['server_p90_ms']:.2f} "
+            f"| {row['batches_per_second']:.0f} | {row['server_cpu_ms_per_batch']:.2f} |"
+        )
+    print(f"throughput ratio vQPU / floor: {result['batches_per_second'] / floor['batches_per_second']:.2f}")
 
 
 def _policy_client(task: tuple[str, str, str, int, float]) -> None:
@@ -789,13 +821,10 @@ def main(argv: list[str] | None = None) -> int:
         db.unlink(missing_ok=True)
         with Server(default_server_command("null"), db, "--max-queue", "100000").running() as server:
             result = scale(server, args.clients, args.batches)
-        print(
-            f"{result['clients']} clients, {result['batches']} batches on the null backend: overhead median "
-            f"{result['median_ms']:.2f} ms, p90 {result['p90_ms']:.2f} ms; "
-            f"{result['batches_per_second']:.0f} batches/s; "
-            f"server CPU {result['server_cpu_ms_per_batch']:.2f} ms/batch"
-        )
-        print(json.dumps(result))
+        with Server(null_http_command, out / "floor").running() as server:
+            floor = scale(server, args.clients, args.batches)
+        print_scale(result, floor)
+        print(json.dumps({**result, "floor": floor}))
         return 0
 
     db = out / "vqpu.sqlite"

@@ -70,6 +70,13 @@ class VQPUSession:
     poll : float
         Long-poll length in seconds while waiting for a result.
 
+    Attributes
+    ----------
+    server_seconds : float or None
+        Seconds the server spent on the last answered request (its ``Server-Timing``
+        header), None before the first answer or from a server that sends none. A
+        round trip minus this is the time spent in the network and the client.
+
     Examples
     --------
     Making a session sends nothing; the first request does:
@@ -109,6 +116,7 @@ class VQPUSession:
         if token:
             headers["Authorization"] = f"Bearer {token}"
         self._http = httpx.Client(base_url=self.url, headers=headers, timeout=timeout)
+        self.server_seconds: float | None = None
 
     def close(self) -> None:
         """Close the connection pool; safe to call twice.
@@ -158,6 +166,7 @@ class VQPUSession:
             except httpx.TransportError as exc:
                 problem = f"{type(exc).__name__}: {exc}"
             else:
+                self.server_seconds = _server_seconds(response.headers.get("server-timing", ""))
                 if response.status_code < 400:
                     return response.json()
                 body = _json_or_text(response)
@@ -269,6 +278,24 @@ class VQPUSession:
                 raise QuotaExceededError(403, "quota_exceeded", reason.removeprefix("quota_exceeded: "))
             raise BackendError(f"vQPU batch {batch['id']} failed on the server: {reason}")
         return batch
+
+
+def _server_seconds(header: str) -> float | None:
+    """Seconds the server spent on a request, from its ``Server-Timing: app;dur=MS`` header.
+
+    >>> _server_seconds("app;dur=1.500"), _server_seconds(""), _server_seconds("app;dur=x")
+    (0.0015, None, None)
+    """
+    for metric in header.split(","):
+        name, *params = (part.strip() for part in metric.split(";"))
+        for param in params:
+            key, _, value = param.partition("=")
+            if name == "app" and key == "dur":
+                try:
+                    return float(value) / 1e3
+                except ValueError:
+                    return None
+    return None
 
 
 def _json_or_text(response: httpx.Response) -> dict[str, Any]:

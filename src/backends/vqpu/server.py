@@ -29,6 +29,9 @@ in open mode; errors are JSON ``{"error": code, "detail": message}``):
     The same and the usage per user in the Prometheus text format
     (:mod:`backends.vqpu.metrics`).
 
+Every answer carries ``Server-Timing: app;dur=MS``, the server's milliseconds on the
+request (:attr:`backends.vqpu.api.VQPUSession.server_seconds` reads it).
+
 Hostile clients (limits in :mod:`backends.vqpu.limits`):
 
 - ``/docs``, ``/redoc`` and ``/openapi.json`` exist only with ``docs=True``
@@ -50,16 +53,16 @@ Hostile clients (limits in :mod:`backends.vqpu.limits`):
 import asyncio
 import contextlib
 import json
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from typing import Annotated, Any
 
-import h11
 import uvicorn
 from fastapi import Depends, FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from uvicorn.protocols.http.h11_impl import H11Protocol
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from backends.vqpu.accounting import Quotas
 from backends.vqpu.limits import MAX_WAIT, Limits
@@ -117,6 +120,7 @@ def create_app(service: VQPUService, *, docs: bool = False) -> FastAPI:
     _add_error_handlers(app)
     _add_routes(app, service)
     app.add_middleware(_BodyGuard, limits=service.limits)
+    app.add_middleware(_ServerTiming)  # outermost: the answer's time includes reading the body
     return app
 
 
@@ -125,7 +129,9 @@ def uvicorn_config(app: FastAPI, limits: Limits, **options: Any) -> uvicorn.Conf
 
     At most ``max_connections`` connections and requests at once (503 beyond), and a
     request head must arrive within ``max_read_seconds`` (else the connection is
-    closed). ``options`` go to :class:`uvicorn.Config` (``host``, ``port``, ``log_level``...).
+    closed). Requests are parsed by httptools (llhttp, in C) and, where uvloop is
+    installed (a dependency except on Windows), uvicorn runs on its event loop.
+    ``options`` go to :class:`uvicorn.Config` (``host``, ``port``, ``log_level``...).
 
     Examples
     --------
@@ -146,11 +152,14 @@ def uvicorn_config(app: FastAPI, limits: Limits, **options: Any) -> uvicorn.Conf
     return uvicorn.Config(app, http=protocol, limit_concurrency=limits.max_connections, **options)
 
 
-class _HeadTimeoutProtocol(H11Protocol):
-    """uvicorn's h11 protocol, closing connections whose request head is not complete in time.
+class _HeadTimeoutProtocol(HttpToolsProtocol):
+    """uvicorn's httptools protocol, closing connections whose request head is not complete in time.
 
-    uvicorn only times out idle keep-alive connections; a client that opens a
-    connection and sends nothing, or its head a byte at a time, would hold it forever.
+    uvicorn only times out idle keep-alive connections, and any byte received cancels
+    that timer: a client that opens a connection and sends nothing, or its head a byte
+    at a time, would hold it forever. Here a head must be complete within
+    ``head_seconds`` of the connection's start (first request) or of its first byte
+    (later requests on the connection).
     """
 
     head_seconds = 10.0
@@ -158,23 +167,23 @@ class _HeadTimeoutProtocol(H11Protocol):
 
     def connection_made(self, transport: asyncio.Transport) -> None:
         super().connection_made(transport)
-        self._watch_head()
+        self._start_head_timer()
 
-    def data_received(self, data: bytes) -> None:
-        super().data_received(data)
-        self._watch_head()
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        self._start_head_timer()
+
+    def on_headers_complete(self) -> None:
+        self._stop_head_timer()
+        super().on_headers_complete()
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._stop_head_timer()
         super().connection_lost(exc)
 
-    def _watch_head(self) -> None:
-        """Start the head timer while a request head is incomplete; stop it once the head is in."""
-        if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
-            if self._head_timer is None:
-                self._head_timer = self.loop.call_later(self.head_seconds, self._head_timeout)
-        else:
-            self._stop_head_timer()
+    def _start_head_timer(self) -> None:
+        if self._head_timer is None:
+            self._head_timer = self.loop.call_later(self.head_seconds, self._head_timeout)
 
     def _stop_head_timer(self) -> None:
         if self._head_timer is not None:
@@ -183,8 +192,34 @@ class _HeadTimeoutProtocol(H11Protocol):
 
     def _head_timeout(self) -> None:
         self._head_timer = None
-        if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
+        if not self.transport.is_closing():
             self.transport.close()
+
+
+class _ServerTiming:
+    """ASGI middleware: tell every answer how long the server took, in a ``Server-Timing`` header.
+
+    The header is ``Server-Timing: app;dur=MS``, the milliseconds from the request
+    reaching the application (its head parsed) to the start of the answer, so a client
+    can split a round trip into the server's time and the network's and its own.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        tic = time.perf_counter()
+
+        async def timed(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                timing = f"app;dur={1e3 * (time.perf_counter() - tic):.3f}".encode()
+                message = {**message, "headers": [*message.get("headers", ()), (b"server-timing", timing)]}
+            await send(message)
+
+        await self.app(scope, receive, timed)
 
 
 class _BodyGuard:
@@ -211,7 +246,7 @@ class _BodyGuard:
                 return
             await self.app(scope, receive, send)
             return
-        # h11 refuses malformed, negative and conflicting Content-Length headers before this.
+        # httptools refuses malformed, negative and conflicting Content-Length headers before this.
         if not lengths[0].isdigit():
             await _send_error(
                 send, 400, "bad_request", "Content-Length must be a decimal integer", close=True

@@ -339,6 +339,31 @@ def test_a_head_that_never_ends_is_cut_off(physical, tmp_path):
             sock.close()
 
 
+def test_a_later_head_dripped_a_byte_at_a_time_is_cut_off(physical, tmp_path):
+    """Any byte cancels uvicorn's keep-alive timer; the head limit holds on a kept-alive connection too."""
+    limits = Limits(max_read_seconds=1)
+    with serve(physical, tmp_path / "db.sqlite", limits=limits) as (_, url):
+        sock = open_socket(url)
+        sock.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert sock.recv(65536).startswith(b"HTTP/1.1 200 ")
+        sock.settimeout(0.2)
+        tic = time.monotonic()
+        closed = False
+        for byte in b"GET /health HTTP/1.1\r\nHost: x\r\nX-Slow: " + b"y" * 100:
+            try:
+                sock.sendall(bytes([byte]))
+                closed = sock.recv(1024) == b""
+            except TimeoutError:
+                continue
+            except OSError:  # reset by the server
+                closed = True
+            if closed:
+                break
+        assert closed and 0.9 < time.monotonic() - tic < 3
+        sock.close()
+        assert_still_serving(url, headers={})
+
+
 @pytest.mark.slow
 def test_many_concurrent_connections(physical, tmp_path):
     limits = Limits(max_connections=40, max_read_seconds=1)

@@ -212,3 +212,18 @@ def test_a_submission_can_wait_for_its_result(physical, tmp_path):
     assert short.status_code == 202 and short.json()["status"] in ("queued", "running")
     [stored, _] = read_batches(tmp_path / "db.sqlite")
     assert stored.fetched == 2 and stored.runs == 1
+
+
+def test_every_answer_tells_the_servers_time(physical, tmp_path):
+    with (
+        serve(physical, tmp_path / "db.sqlite", latency=0.2) as (_, url),
+        VQPUSession(url, job="t") as session,
+    ):
+        assert session.server_seconds is None
+        tic = time.perf_counter()
+        batch = session.execute(PAYLOAD, 10, seed=1)
+        round_trip = time.perf_counter() - tic
+        waited = session.server_seconds  # the submission waited for its 0.2-s execution
+        refused = httpx.post(f"{url}/batches", content=b"{}", headers={"X-VQPU-Job": "t"})
+    assert batch["quantum_seconds"] + batch["queue_seconds"] <= waited <= round_trip
+    assert refused.status_code == 400 and float(refused.headers["server-timing"].split("dur=")[1]) >= 0

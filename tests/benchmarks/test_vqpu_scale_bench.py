@@ -1,0 +1,40 @@
+"""Smoke test of ``vqpu_multiplexing.py --scale``: the vQPU server beside the do-nothing floor server."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / "benchmarks" / "vqpu_multiplexing.py"
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_scale_measures_the_server_beside_the_floor(tmp_path):
+    command = [
+        sys.executable,
+        str(SCRIPT),
+        "--scale",
+        "--clients",
+        "2",
+        "--batches",
+        "10",
+        "--out",
+        str(tmp_path),
+    ]
+    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=280)
+    assert result.returncode == 0, result.stderr[-3000:]
+    lines = result.stdout.strip().splitlines()
+    summary = json.loads(lines[-1])
+    assert lines[0] == "2 client processes x 10 batches"
+    assert any(line.startswith("| vQPU, null backend |") for line in lines)
+    assert any(line.startswith("| do-nothing HTTP (floor) |") for line in lines)
+    for row in (summary, summary["floor"]):
+        assert row["clients"] == 2 and row["batches"] == 20 and row["batches_per_second"] > 0
+        # the server's own time is part of the round trip the clients see
+        assert 0 <= row["server_median_ms"] <= row["median_ms"]
+    assert summary["floor"]["server_median_ms"] == 0  # it does nothing
+    assert summary["server_median_ms"] > 0  # the vQPU server checks, stores and runs every batch
