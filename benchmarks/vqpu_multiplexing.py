@@ -53,6 +53,7 @@ import itertools
 import json
 import os
 import shlex
+import shutil
 import signal
 import socket
 import statistics
@@ -346,11 +347,13 @@ def overhead(server: Server, clients: int = 8, batches: int = 25) -> dict:
     }
 
 
-def _scale_client(url: str, index: int, batches: int, barrier, results) -> None:
-    """One of many client processes: warm up, wait for all, then time ``batches`` batches."""
+def _scale_client(url: str, index: int, batches: int, cpus: set[int] | None, barrier, results) -> None:
+    """One of many client processes (on ``cpus`` if given): warm up, wait for all, time its batches."""
     from backends.vqpu.api import VQPUSession
     from backends.vqpu.wire import encode_circuits
 
+    if cpus is not None:
+        os.sched_setaffinity(0, cpus)
     payload = encode_circuits([qaoa_like(3, 0.4, 0.3)])
     with VQPUSession(url, job=f"scale-{index}") as session:
         session.execute(payload, 16)
@@ -376,7 +379,7 @@ def cpu_seconds(pid: int) -> float:
     return total / ticks
 
 
-def scale(server: Server, clients: int = 64, batches: int = 20) -> dict:
+def scale(server: Server, clients: int = 64, batches: int = 20, client_cpus: set[int] | None = None) -> dict:
     """Server overhead per batch and throughput with ``clients`` client processes at once.
 
     Every client warms its connection, then all start together (a barrier) and each
@@ -385,14 +388,14 @@ def scale(server: Server, clients: int = 64, batches: int = 20) -> dict:
     inside the server, from its ``Server-Timing`` answer (``server_median_ms``): the
     difference is the clients' own time and the network's, which includes waiting for a
     core when the clients outnumber the cores. Throughput is all timed batches over the
-    span from the first start to the last end.
+    span from the first start to the last end. ``client_cpus``: the CPUs the clients run on.
     """
     import multiprocessing
 
     context = multiprocessing.get_context("spawn")
     barrier, results = context.Barrier(clients), context.Queue()
     processes = [
-        context.Process(target=_scale_client, args=(server.url, i, batches, barrier, results))
+        context.Process(target=_scale_client, args=(server.url, i, batches, client_cpus, barrier, results))
         for i in range(clients)
     ]
     cpu_before = cpu_seconds(server.process.pid)  # the server's start-up is not per-batch work
@@ -418,9 +421,38 @@ def scale(server: Server, clients: int = 64, batches: int = 20) -> dict:
     }
 
 
+def pinned(command: ServerCommand, cpus: set[int]) -> ServerCommand:
+    """``command`` run on ``cpus`` only (``taskset``; its threads and child processes too)."""
+
+    def on_cpus(db: Path, port: int, *args: str) -> list[str]:
+        return ["taskset", "--cpu-list", ",".join(map(str, sorted(cpus))), *command(db, port, *args)]
+
+    return on_cpus
+
+
 def null_http_command(db: Path, port: int, *args: str) -> list[str]:
     """The do-nothing server of ``_null_http_server.py`` (``db`` only names its log)."""
     return [sys.executable, str(ROOT / "benchmarks" / "_null_http_server.py"), "--port", str(port), *args]
+
+
+def scale_experiment(args: argparse.Namespace, out: Path) -> int:
+    """``--scale``: the vQPU server on the ``null`` backend, then the do-nothing server, same clients."""
+    vqpu, floor, client_cpus = default_server_command("null"), null_http_command, None
+    if args.pin:
+        cpus = sorted(os.sched_getaffinity(0))
+        if len(cpus) < 2 or shutil.which("taskset") is None:
+            print("--pin needs two CPUs or more and taskset (util-linux)", file=sys.stderr)
+            return 2
+        vqpu, floor, client_cpus = pinned(vqpu, {cpus[0]}), pinned(floor, {cpus[0]}), set(cpus[1:])
+    db = out / "scale.sqlite"
+    db.unlink(missing_ok=True)
+    with Server(vqpu, db, "--max-queue", "100000").running() as server:
+        result = scale(server, args.clients, args.batches, client_cpus)
+    with Server(floor, out / "floor").running() as server:
+        baseline = scale(server, args.clients, args.batches, client_cpus)
+    print_scale(result, baseline)
+    print(json.dumps({**result, "pinned": args.pin, "floor": baseline}))
+    return 0
 
 
 def print_scale(result: dict, floor: dict) -> None:
@@ -742,27 +774,53 @@ def paper_experiment(args: argparse.Namespace, out: Path) -> int:
     return 0
 
 
+def positive_int(text: str) -> int:
+    """argparse type: an integer >= 1."""
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
+    return value
+
+
+def nonnegative_float(text: str) -> float:
+    """argparse type: a finite number >= 0."""
+    value = float(text)
+    if not 0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a finite number >= 0, got {text}")
+    return value
+
+
+def positive_float(text: str) -> float:
+    """argparse type: a finite number > 0."""
+    value = nonnegative_float(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError("must be > 0, got 0")
+    return value
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--n", type=int, nargs="+", help="concurrent jobs (default 1 2 4 8)")
-    parser.add_argument("--alpha", type=float, nargs="+", help="sleep factors (default 0 1 2 4)")
-    parser.add_argument("--repeats", type=int, help="repeats (default 10; synthetic 1)")
+    parser.add_argument("--n", type=positive_int, nargs="+", help="concurrent jobs (default 1 2 4 8)")
+    parser.add_argument("--alpha", type=nonnegative_float, nargs="+", help="sleep factors (default 0 1 2 4)")
+    parser.add_argument("--repeats", type=positive_int, help="repeats (default 10; synthetic 1)")
     parser.add_argument("--short", action="store_true", help="N 1 2, alpha 0 2, one repeat (for CI)")
     parser.add_argument("--gres", action="store_true", help="each job holds one GRES instead of a licence")
     parser.add_argument(
         "--graph", default=str(GRAPH), help="graph of the colouring jobs (default %(default)s)"
     )
     parser.add_argument("--figures", help="directory of the figures (default: --out)")
-    parser.add_argument("--job-timeout", type=float, default=900, help="seconds one point may take")
+    parser.add_argument("--job-timeout", type=positive_float, default=900, help="seconds one point may take")
     parser.add_argument("--synthetic", action="store_true", help="the synthetic grid instead of BBQ-MIS jobs")
-    parser.add_argument("--circuits", type=int, default=8, help="K circuits per job")
-    parser.add_argument("--qubits", type=int, default=4)
-    parser.add_argument("--shots", type=int, help="shots per circuit (default 256; synthetic 100)")
+    parser.add_argument("--circuits", type=positive_int, default=8, help="K circuits per job")
+    parser.add_argument("--qubits", type=positive_int, default=4)
+    parser.add_argument("--shots", type=positive_int, help="shots per circuit (default 256; synthetic 100)")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument(
-        "--latency", type=float, help="emulated device seconds per circuit (default 0.2; synthetic 0.05)"
+        "--latency",
+        type=nonnegative_float,
+        help="emulated device seconds per circuit (default 0.2; synthetic 0.05)",
     )
     parser.add_argument("--backend", help="physical backend of the server (default null; synthetic aer)")
     parser.add_argument("--full", action="store_true", help="synthetic: R=3 repeats and K=20 circuits")
@@ -772,14 +830,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--soak", action="store_true", help="robustness run instead of the grid")
     parser.add_argument("--policy", action="store_true", help="compare the scheduling policies")
     parser.add_argument(
-        "--heavy", type=int, default=40, help="batches the heavy job queues at once (--policy)"
+        "--heavy", type=positive_int, default=40, help="batches the heavy job queues at once (--policy)"
     )
-    parser.add_argument("--light", type=int, default=3, help="light jobs (--policy)")
-    parser.add_argument("--light-batches", type=int, default=10, help="batches per light job (--policy)")
-    parser.add_argument("--scale", action="store_true", help="server overhead and throughput, null backend")
-    parser.add_argument("--clients", type=int, default=16, help="client processes of --soak and --scale")
+    parser.add_argument("--light", type=positive_int, default=3, help="light jobs (--policy)")
     parser.add_argument(
-        "--batches", type=int, default=1000, help="batches in all (--soak), per client (--scale)"
+        "--light-batches", type=positive_int, default=10, help="batches per light job (--policy)"
+    )
+    parser.add_argument("--scale", action="store_true", help="server overhead and throughput, null backend")
+    parser.add_argument(
+        "--clients", type=positive_int, default=16, help="client processes of --soak and --scale"
+    )
+    parser.add_argument(
+        "--pin",
+        action="store_true",
+        help="--scale: the server on CPU 0, the clients on the others, as on a dedicated service node",
+    )
+    parser.add_argument(
+        "--batches", type=positive_int, default=1000, help="batches in all (--soak), per client (--scale)"
     )
     # worker modes (internal)
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
@@ -817,15 +884,7 @@ def main(argv: list[str] | None = None) -> int:
         print_policies(policy_comparison(args, out))
         return 0
     if args.scale:
-        db = out / "scale.sqlite"
-        db.unlink(missing_ok=True)
-        with Server(default_server_command("null"), db, "--max-queue", "100000").running() as server:
-            result = scale(server, args.clients, args.batches)
-        with Server(null_http_command, out / "floor").running() as server:
-            floor = scale(server, args.clients, args.batches)
-        print_scale(result, floor)
-        print(json.dumps({**result, "floor": floor}))
-        return 0
+        return scale_experiment(args, out)
 
     db = out / "vqpu.sqlite"
     db.unlink(missing_ok=True)

@@ -13,22 +13,15 @@ SCRIPT = ROOT / "benchmarks" / "vqpu_multiplexing.py"
 
 @pytest.mark.slow
 @pytest.mark.timeout(300)
-def test_scale_measures_the_server_beside_the_floor(tmp_path):
-    command = [
-        sys.executable,
-        str(SCRIPT),
-        "--scale",
-        "--clients",
-        "2",
-        "--batches",
-        "10",
-        "--out",
-        str(tmp_path),
-    ]
+@pytest.mark.parametrize("pin", [False, True])
+def test_scale_measures_the_server_beside_the_floor(tmp_path, pin):
+    command = [sys.executable, str(SCRIPT), "--scale", "--clients", "2", "--batches", "10"]
+    command += ["--out", str(tmp_path), *["--pin"] * pin]
     result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=280)
     assert result.returncode == 0, result.stderr[-3000:]
     lines = result.stdout.strip().splitlines()
     summary = json.loads(lines[-1])
+    assert summary["pinned"] is pin
     assert lines[0] == "2 client processes x 10 batches"
     assert any(line.startswith("| vQPU, null backend |") for line in lines)
     assert any(line.startswith("| do-nothing HTTP (floor) |") for line in lines)
@@ -38,3 +31,19 @@ def test_scale_measures_the_server_beside_the_floor(tmp_path):
         assert 0 <= row["server_median_ms"] <= row["median_ms"]
     assert summary["floor"]["server_median_ms"] == 0  # it does nothing
     assert summary["server_median_ms"] > 0  # the vQPU server checks, stores and runs every batch
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize(
+    ("argument", "message"),
+    [
+        (["--clients", "0"], "argument --clients: must be >= 1, got 0"),
+        (["--latency", "-1"], "argument --latency"),
+    ],
+)
+def test_a_bad_argument_is_one_line_and_exit_2(argument, message):
+    result = subprocess.run(
+        [sys.executable, str(SCRIPT), "--scale", *argument], capture_output=True, text=True, timeout=50
+    )
+    assert result.returncode == 2 and message in result.stderr.splitlines()[-1]
+    assert "Traceback" not in result.stderr
