@@ -13,7 +13,10 @@ non-neighbour ``v`` sharing most neighbours with it (merging them adds fewest ed
 
 The tree is searched depth first, *same colour* first, so memory stays at one path of
 graphs. A time limit or a stop request ends it with the best colouring and the root's
-bound (the tree is not checkpointed: a resumed run starts it again).
+bound. Its state (:class:`PriceTree`: the best colouring, the counters and each open
+node as its path of Zykov steps from the core) is handed to ``on_checkpoint`` every
+``checkpoint_every`` and at the end, and ``resume`` continues from it: the open nodes are
+rebuilt by replaying their paths, without the parent columns that seeded their LPs.
 
 References
 ----------
@@ -27,6 +30,7 @@ import math
 import time
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import networkx as nx
 
@@ -35,10 +39,14 @@ from backends.validation import SeedLike, check_random_state
 
 from ..solver import add_stats, new_stats
 from .bounds import dsatur_coloring
+from .limits import Every
 from .pricing import DEVICE_COUNTERS, PricerLike, QAOAPricer, device_work, lp_bound
 from .samplers import AnnealingSampler, GreedySampler, MISSampler, QAOASampler, RandomSampler
 
-__all__ = ["PriceOutcome", "branch_and_price", "pricers_for"]
+__all__ = ["PriceOutcome", "PriceTree", "Step", "branch_and_price", "pricers_for", "replay"]
+
+#: A Zykov step ``(kind, u, v)``: ``"merge"`` (``v`` merged into ``u``) or ``"differ"`` (edge ``uv``).
+Step = tuple[str, Hashable, Hashable]
 
 
 @dataclass(frozen=True)
@@ -78,11 +86,52 @@ class PriceOutcome:
     nodes: int
     improving_columns: dict[str, int]
     device: dict[str, float]
+    tree: PriceTree
 
     @property
     def num_colors(self) -> int:
         """Colours used."""
         return len(set(self.coloring.values()))
+
+
+@dataclass(frozen=True)
+class PriceTree:
+    """The state of a branch-and-price search, enough to resume it.
+
+    Attributes
+    ----------
+    best : dict
+        Vertex -> colour, the best colouring found.
+    root_bound : int
+        The bound proven at the root (or given by the caller).
+    nodes : int
+        Nodes bounded so far.
+    improving_columns : dict of str to int
+        Per pricer, improving columns so far.
+    device : dict of str to float
+        Quantum device work so far (:func:`~bbqmis.coloring.pricing.device_work`).
+    open : list of tuple of Step
+        The open nodes, bottom of the stack first, each as its Zykov steps from the core.
+
+    Examples
+    --------
+    >>> graph = nx.mycielski_graph(4)
+    >>> saved = []
+    >>> initial = nx.greedy_color(graph)
+    >>> first = branch_and_price(graph, initial, node_limit=2, seed=0, on_checkpoint=saved.append)
+    >>> first.stopped, len(saved[-1].open) > 0, saved[-1] == first.tree
+    ('node_limit', True, True)
+    >>> rest = branch_and_price(graph, initial, resume=first.tree, seed=0)
+    >>> rest.num_colors, rest.lower_bound, rest.stopped, rest.nodes > first.nodes
+    (4, 4, None, True)
+    """
+
+    best: dict[Hashable, int]
+    root_bound: int
+    nodes: int
+    improving_columns: dict[str, int]
+    device: dict[str, float]
+    open: list[tuple[Step, ...]]
 
 
 def pricers_for(sampler: MISSampler) -> tuple[PricerLike, ...]:
@@ -120,6 +169,9 @@ def branch_and_price(
     node_limit: int | None = None,
     memory_full: Callable[[], bool] | None = None,
     seed: SeedLike = None,
+    resume: PriceTree | None = None,
+    on_checkpoint: Callable[[PriceTree], None] | None = None,
+    checkpoint_every: Every | None = None,
 ) -> PriceOutcome:
     """Minimum colouring by branch-and-price with Zykov branching (see the module docstring).
 
@@ -143,16 +195,27 @@ def branch_and_price(
         Polled before each node; a true answer stops the search (``"memory_limit"``).
     seed : None, int or numpy.random.Generator
         Seeds the heuristic pricers.
+    resume : PriceTree, optional
+        A saved state of this search on ``graph``: its best colouring replaces
+        ``initial`` if better, its counters and open nodes are taken over.
+    on_checkpoint : callable, optional
+        Called with the search's :class:`PriceTree` whenever ``checkpoint_every`` is due
+        (before a node is bounded) and once at the end.
+    checkpoint_every : Every, optional
+        When to call ``on_checkpoint``; default: only at the end.
 
     Returns
     -------
     PriceOutcome
-        The best colouring, the proven bound and why the search stopped, if it did.
+        The best colouring, the proven bound, why the search stopped, if it did, and its
+        final state.
 
     Raises
     ------
     InvalidParameterError
-        If ``initial`` is not a proper colouring of ``graph``.
+        If ``initial`` is not a proper colouring of ``graph``, or ``resume`` is not a
+        state of a search on ``graph`` (a colouring that is not proper, a step that
+        names a missing vertex or an adjacent pair).
 
     Examples
     --------
@@ -166,11 +229,24 @@ def branch_and_price(
     best = dict(initial)
     improving: dict[str, int] = {}
     device = new_stats(**dict.fromkeys(DEVICE_COUNTERS, 0.0))
-    stack: list[tuple[nx.Graph, dict[Hashable, tuple[Hashable, ...]], list[frozenset]]] = [
-        (nx.Graph(graph), {v: (v,) for v in graph}, [])
-    ]
+    stack: list[_Open] = [_Open(nx.Graph(graph), {v: (v,) for v in graph}, [], ())]
     root_bound, nodes, stopped = lower, 0, None
+    if resume is not None:
+        _check_proper(graph, resume.best)
+        if _num_colors(resume.best) < _num_colors(best):
+            best = dict(resume.best)
+        root_bound, nodes = max(lower, resume.root_bound), resume.nodes
+        improving = dict(resume.improving_columns)
+        add_stats(device, resume.device)
+        stack = [_Open(*replay(graph, path), [], tuple(path)) for path in resume.open]
+
+    def state() -> PriceTree:
+        paths = [entry.path for entry in stack]
+        return PriceTree(dict(best), root_bound, nodes, dict(improving), dict(device), paths)
+
     while stack:
+        if on_checkpoint is not None and checkpoint_every is not None and checkpoint_every.due():
+            on_checkpoint(state())
         if _num_colors(best) <= root_bound:
             stack.clear()
             break
@@ -183,7 +259,8 @@ def branch_and_price(
         if memory_full is not None and memory_full():
             stopped = "memory_limit"
             break
-        node, groups, seeds = stack.pop()
+        entry = stack.pop()
+        node, groups, seeds = entry.graph, entry.groups, entry.seeds
         lp = lp_bound(
             node,
             seeds,
@@ -206,16 +283,61 @@ def branch_and_price(
         if lp.bound >= _num_colors(best):
             continue  # the node cannot give a colouring with fewer colours
         if lp.bound == 0 and time.perf_counter() >= deadline:
-            stack.append((node, groups, seeds))  # not bounded: keep it, so the proof stays open
+            stack.append(entry)  # not bounded: keep it, so the proof stays open
             continue
         pair = _branching_pair(node)
         if pair is None:  # a complete graph: its colouring is exact, and it was taken above
             continue
         columns = lp.columns.sets()
-        stack.append(_differ(node, groups, columns, *pair))
-        stack.append(_merge(node, groups, columns, *pair))
+        stack.append(_Open(*_differ(node, groups, columns, *pair), (*entry.path, ("differ", *pair))))
+        stack.append(_Open(*_merge(node, groups, columns, *pair), (*entry.path, ("merge", *pair))))
+    final = state()
+    if on_checkpoint is not None:
+        on_checkpoint(final)
     proven = _num_colors(best) if not stack and stopped is None else root_bound
-    return PriceOutcome(best, min(proven, _num_colors(best)), stopped, nodes, improving, dict(device))
+    return PriceOutcome(best, min(proven, _num_colors(best)), stopped, nodes, improving, dict(device), final)
+
+
+class _Open(NamedTuple):
+    """An open node: its graph, the core's vertices merged into each of its vertices, seed columns, path."""
+
+    graph: nx.Graph
+    groups: dict[Hashable, tuple[Hashable, ...]]
+    seeds: list[frozenset]
+    path: tuple[Step, ...]
+
+
+def replay(graph: nx.Graph, path: Iterable[Step]) -> tuple[nx.Graph, dict[Hashable, tuple[Hashable, ...]]]:
+    """The node reached from ``graph`` by the Zykov steps ``path``, and its vertices' groups.
+
+    Raises
+    ------
+    InvalidParameterError
+        If a step is neither ``"merge"`` nor ``"differ"``, names a vertex that the node
+        does not have (any more), or a pair that is the same vertex or adjacent.
+
+    Examples
+    --------
+    >>> node, groups = replay(nx.path_graph(5), [("merge", 0, 2), ("differ", 0, 4)])
+    >>> sorted(node.edges), groups[0]
+    ([(0, 1), (0, 3), (0, 4), (3, 4)], (0, 2))
+    >>> replay(nx.path_graph(4), [("merge", 0, 1)])
+    Traceback (most recent call last):
+    ...
+    backends.errors.InvalidParameterError: step 1 ('merge', 0, 1) of the path joins adjacent vertices
+    """
+    node = nx.Graph(graph)
+    groups: dict[Hashable, tuple[Hashable, ...]] = {v: (v,) for v in graph}
+    for number, step in enumerate(path, 1):
+        kind, u, v = step
+        if kind not in ("merge", "differ"):
+            raise InvalidParameterError(f"step {number} {step!r} of the path is neither 'merge' nor 'differ'")
+        if u not in node or v not in node or u == v:
+            raise InvalidParameterError(f"step {number} {step!r} of the path names a vertex the node lacks")
+        if node.has_edge(u, v):
+            raise InvalidParameterError(f"step {number} {step!r} of the path joins adjacent vertices")
+        node, groups, _ = (_merge if kind == "merge" else _differ)(node, groups, (), u, v)
+    return node, groups
 
 
 def _num_colors(coloring: dict[Hashable, int]) -> int:

@@ -32,12 +32,21 @@ from typing import Any, TypeGuard
 import networkx as nx
 
 from ..solver import add_stats
+from .branch_price import PriceTree, replay
 from .errors import SearchError
 from .reduce import components
 from .result import SUMMED_STATS
 from .tree import STRATEGIES, Node, SearchState
 
-__all__ = ["CHECKPOINT_VERSION", "Checkpoint", "dump_search", "fingerprint", "restore_search"]
+__all__ = [
+    "CHECKPOINT_VERSION",
+    "Checkpoint",
+    "dump_price",
+    "dump_search",
+    "fingerprint",
+    "restore_price",
+    "restore_search",
+]
 
 #: Version 3 added the tree's ``summary`` (open nodes, their lowest bound, seen residuals).
 CHECKPOINT_VERSION = 3
@@ -198,7 +207,8 @@ class Checkpoint:
                 "resume with the same settings or remove it"
             )
         try:
-            _check_state(document, self._nx_graph, bool(self.settings.get("exhaustive", True)))
+            exhaustive = bool(self.settings.get("exhaustive", True))
+            _check_state(document, self._nx_graph, exhaustive, self.settings.get("method", "bbq"))
         except (_Corrupt, KeyError, TypeError, ValueError, IndexError, OverflowError) as exc:
             raise SearchError(f"{self.path}: checkpoint is corrupt: {_one_line(exc)}; remove it") from exc
         return {key: value for key, value in document.items() if key not in ("version", "graph", "checksum")}
@@ -272,8 +282,11 @@ def _check_history(history: object, what: str) -> list[int]:
     return colours
 
 
-def _check_state(state: Mapping[str, Any], graph: nx.Graph, exhaustive: bool) -> None:
-    """Check ``elapsed``, ``done`` and ``search`` of a run's state against ``graph``."""
+def _check_state(state: Mapping[str, Any], graph: nx.Graph, exhaustive: bool, method: str = "bbq") -> None:
+    """Check ``elapsed``, ``done`` and ``search`` of a run's state against ``graph``.
+
+    The tree in progress is a BBQ-MIS tree, or a branch-and-price one when ``method`` is ``"price"``.
+    """
     if "elapsed" in state:
         elapsed = state["elapsed"]
         _require(_is_number(elapsed) and elapsed >= 0, f"elapsed must be a number >= 0, found {elapsed!r}")
@@ -303,7 +316,7 @@ def _check_state(state: Mapping[str, Any], graph: nx.Graph, exhaustive: bool) ->
     _require(str(component) not in done, f"component {component} is both finished and in progress")
     tree = search.get("tree")
     if tree is not None:
-        _read_tree(tree, len(parts[component]))
+        (_read_price_tree if method == "price" else _read_tree)(tree, len(parts[component]))
 
 
 def _check_outcome(
@@ -607,6 +620,105 @@ def restore_search(search: SearchState, data: Mapping[str, Any], source: str) ->
     add_stats(search.sampler_stats, tree.sampler)
     if tree.strategy == "depth-first":
         search.go_depth_first()
+
+
+def dump_price(tree: PriceTree, core: nx.Graph) -> dict[str, Any]:
+    """A branch-and-price state as JSON-ready data, vertices by their position in ``list(core)``.
+
+    Examples
+    --------
+    >>> from bbqmis.coloring.branch_price import branch_and_price
+    >>> core = nx.mycielski_graph(4)
+    >>> tree = branch_and_price(core, nx.greedy_color(core), node_limit=1, seed=0).tree
+    >>> data = dump_price(tree, core)
+    >>> data["nodes"], data["open"]  # the root's two children: v merged into u, or uv added
+    (1, [[['differ', 10, 0]], [['merge', 10, 0]]])
+    """
+    index = {v: i for i, v in enumerate(core)}
+    return {
+        "best": [tree.best[v] for v in core],
+        "root_bound": tree.root_bound,
+        "nodes": tree.nodes,
+        "improving_columns": dict(tree.improving_columns),
+        "device": dict(tree.device),
+        "open": [[[kind, index[u], index[v]] for kind, u, v in path] for path in tree.open],
+        "summary": {"open": len(tree.open)},
+    }
+
+
+def _read_price_tree(data: object, n: int) -> None:
+    """Check a branch-and-price state over at most ``n`` vertices, as far as it can be without the graph."""
+    _require(isinstance(data, dict), "the tree must be an object")
+    assert isinstance(data, dict)
+    best = data["best"]
+    _require(isinstance(best, list) and 0 < len(best) <= n, f"best must be a list of 1 to {n} colours")
+    for color in best:
+        _int_in(color, 0, n - 1, "a colour of best")
+    _int_in(data["root_bound"], 0, len(set(best)), "root_bound")
+    _int_in(data["nodes"], 0, 2**63 - 1, "nodes")
+    _check_counters(data["improving_columns"], "improving_columns")
+    _check_counters(data["device"], "device")
+    _require(isinstance(data["open"], list), "open must be a list")
+    for path in data["open"]:
+        _require(isinstance(path, list), f"an open node must be a list of steps, found {path!r}")
+        for step in path:
+            _require(
+                isinstance(step, list) and len(step) == 3 and step[0] in ("merge", "differ"),
+                f"a step must be ['merge' or 'differ', u, v], found {step!r}",
+            )
+            _int_in(step[1], 0, len(best) - 1, "a step's vertex")
+            _int_in(step[2], 0, len(best) - 1, "a step's vertex")
+    summary = data["summary"]
+    _require(
+        isinstance(summary, dict) and summary.get("open") == len(data["open"]),
+        f"the open list has {len(data['open'])} nodes, its summary says "
+        f"{summary.get('open') if isinstance(summary, dict) else summary!r}",
+    )
+
+
+def restore_price(data: Mapping[str, Any], core: nx.Graph, source: str) -> PriceTree:
+    """Read a state written by :func:`dump_price` for ``core``, checked against it.
+
+    Beyond the checks of its structure, ``best`` must colour ``core`` properly, and every
+    open node's steps must replay on ``core`` (:func:`~bbqmis.coloring.branch_price.replay`).
+
+    Raises
+    ------
+    SearchError
+        If the data do not describe a branch-and-price search on ``core``; the message
+        names ``source``.
+
+    Examples
+    --------
+    >>> from bbqmis.coloring.branch_price import branch_and_price
+    >>> core = nx.mycielski_graph(4)
+    >>> tree = branch_and_price(core, nx.greedy_color(core), node_limit=1, seed=0).tree
+    >>> data = json.loads(json.dumps(dump_price(tree, core)))
+    >>> restore_price(data, core, source="run.json") == tree
+    True
+    >>> data["open"][0] = [["merge", 0, 1]]  # 0 and 1 are adjacent
+    >>> restore_price(data, core, source="run.json")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    bbqmis.coloring.errors.SearchError: run.json: checkpoint is corrupt: step 1 ... adjacent vertices; ...
+    """
+    nodes = list(core)
+    try:
+        _read_price_tree(data, len(nodes))
+        _require(
+            len(data["best"]) == len(nodes), f"best colours {len(data['best'])} vertices, not {len(nodes)}"
+        )
+        best = dict(zip(nodes, data["best"], strict=True))
+        clash = next(((u, v) for u, v in core.edges if best[u] == best[v]), None)
+        _require(clash is None, f"best is not a proper colouring: {clash!r} share a colour")
+        paths = [tuple((kind, nodes[u], nodes[v]) for kind, u, v in path) for path in data["open"]]
+        for path in paths:
+            replay(core, path)
+    except (_Corrupt, KeyError, TypeError, ValueError, IndexError, OverflowError) as exc:
+        raise SearchError(f"{source}: checkpoint is corrupt: {_one_line(exc)}; remove it") from exc
+    return PriceTree(
+        best, data["root_bound"], data["nodes"], dict(data["improving_columns"]), dict(data["device"]), paths
+    )
 
 
 def _independent(bits: int, neighbours: list[int]) -> bool:

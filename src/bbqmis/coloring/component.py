@@ -46,7 +46,7 @@ import numpy as np
 
 from .bounds import ChromaticBounds, adjacency_bounds, dsatur_coloring
 from .branch_price import branch_and_price, pricers_for
-from .checkpoint import dump_search, restore_search
+from .checkpoint import dump_price, dump_search, restore_price, restore_search
 from .clique import adjacency_bitsets, max_clique
 from .dsatur_exact import exact_coloring
 from .limits import STOP_REASONS, Clock, Every, Limits, resident_memory_gb
@@ -313,7 +313,7 @@ def color_component(
     if settled is not None:
         return ComponentOutcome(extend_coloring(graph, incumbent, peeled), lower, settled, stats=stats)
     if context.method == "price":
-        return _price_core(graph, core, peeled, incumbent, lower, context, stats)
+        return _price_core(graph, core, peeled, incumbent, lower, context, stats, saved_tree)
     tree = _search_core(core, context, lower, incumbent, source, saved_tree, columns, pricer_stats)
     tree_coloring, tree_lower, stop_reason, tree_stats = tree
     stats.update(tree_stats)
@@ -431,9 +431,15 @@ def _price_core(
     lower: int,
     context: SearchContext,
     stats: dict[str, Any],
+    saved_tree: dict | None,
 ) -> ComponentOutcome:
-    """Branch-and-price on the core instead of the BBQ-MIS tree, for the time left."""
+    """Branch-and-price on the core instead of the BBQ-MIS tree, for the time left.
+
+    Its state is checkpointed like the tree's (``context.save_tree``), and ``saved_tree``
+    resumes it.
+    """
     context.report({"phase": "price"})
+    resume = None if saved_tree is None else restore_price(saved_tree, core, context.checkpoint_name)
     outcome = branch_and_price(
         core,
         incumbent,
@@ -444,12 +450,16 @@ def _price_core(
         node_limit=context.limits.node_limit,
         memory_full=lambda: context.limits.memory_used() >= _STOP_MEMORY,
         seed=context.seed,
+        resume=resume,
+        on_checkpoint=lambda tree: context.save_tree(dump_price(tree, core)),
+        checkpoint_every=context.checkpoint_every,
     )
     stats["price"] = {
         "nodes": outcome.nodes,
         "improving_columns": outcome.improving_columns,
         "device": outcome.device,
     }
+    stats["nodes_explored"], stats["open_nodes"] = outcome.nodes, len(outcome.tree.open)
     coloring = extend_coloring(graph, outcome.coloring, peeled)
     stopped = outcome.stopped and ("interrupted" if context.limits.interrupted else outcome.stopped)
     how = "price" if outcome.stopped is None else f"price:{stopped}"

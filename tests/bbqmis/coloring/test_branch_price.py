@@ -1,4 +1,8 @@
 import json
+import os
+import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -8,9 +12,12 @@ import pytest
 
 from backends.errors import InvalidParameterError
 from bbqmis import read_graph
-from bbqmis.coloring.branch_price import branch_and_price, pricers_for
+from bbqmis.coloring.branch_price import branch_and_price, pricers_for, replay
+from bbqmis.coloring.checkpoint import dump_price, restore_price
 from bbqmis.coloring.cli import main
 from bbqmis.coloring.dsatur_exact import exact_coloring
+from bbqmis.coloring.errors import SearchError
+from bbqmis.coloring.limits import Every
 from bbqmis.coloring.pricing import QAOAPricer
 from bbqmis.coloring.result import verify_coloring
 from bbqmis.coloring.samplers import get_sampler
@@ -79,3 +86,107 @@ def test_cli_method_price_proves_a_graph_and_says_so(tmp_path):
     assert result["num_colors"] == 4 and result["optimal"]
     assert [s["how"] for s in result["stats"]["searched"]] == ["price"]
     assert result["stats"]["improving_columns"]["anneal"] > 0
+
+
+def test_a_stopped_search_resumes_from_its_state_to_the_same_proof():
+    graph = nx.mycielski_graph(4)
+    worst = {v: i for i, v in enumerate(graph)}
+    first = branch_and_price(graph, worst, node_limit=3, seed=0)
+    assert first.stopped == "node_limit" and first.tree.nodes == 3 and first.tree.open
+    saved = restore_price(json.loads(json.dumps(dump_price(first.tree, graph))), graph, "run.ckpt")
+    assert saved == first.tree  # the JSON round trip loses nothing
+    rest = branch_and_price(graph, worst, resume=saved, seed=0)
+    verify_coloring(graph, rest.coloring)
+    assert rest.stopped is None and rest.num_colors == rest.lower_bound == 4
+    assert rest.nodes > first.nodes and not rest.tree.open
+    assert rest.improving_columns["anneal"] >= first.improving_columns["anneal"]
+
+
+def test_the_state_is_handed_over_before_every_node_and_at_the_end():
+    graph = nx.mycielski_graph(4)
+    states = []
+    outcome = branch_and_price(
+        graph, nx.greedy_color(graph), seed=0, on_checkpoint=states.append, checkpoint_every=Every(0.0)
+    )
+    assert states[-1] == outcome.tree and states[-1].nodes == outcome.nodes
+    assert [state.nodes for state in states[: outcome.nodes]] == list(range(outcome.nodes))
+    # every saved open node is a real node: its path replays on the graph
+    assert all(replay(graph, path) for state in states for path in state.open)
+
+
+@pytest.mark.parametrize(
+    ("path", "reason"),
+    [
+        ([("swap", 0, 2)], "neither 'merge' nor 'differ'"),
+        ([("merge", 0, 2), ("merge", 0, 2)], "names a vertex the node lacks"),
+        ([("merge", 0, 0)], "names a vertex the node lacks"),
+        ([("differ", 0, 2), ("merge", 0, 2)], "joins adjacent vertices"),
+    ],
+)
+def test_a_path_that_cannot_be_taken_is_refused(path, reason):
+    with pytest.raises(InvalidParameterError, match=reason):
+        replay(nx.path_graph(4), path)
+
+
+def test_a_corrupt_price_checkpoint_is_refused_with_its_name():
+    graph = nx.mycielski_graph(4)
+    data = dump_price(branch_and_price(graph, nx.greedy_color(graph), node_limit=1, seed=0).tree, graph)
+    u, v = (list(graph).index(w) for w in next(iter(graph.edges)))
+    clash = [data["best"][u] if i == v else color for i, color in enumerate(data["best"])]
+    for change, reason in [
+        ({"best": clash}, "best is not a proper colouring"),
+        ({"root_bound": 99}, "root_bound must be an integer"),
+        ({"open": data["open"][:1]}, "its summary says 2"),
+        ({"open": [[["merge", 0, 99]], *data["open"][1:]]}, "a step's vertex must be an integer"),
+    ]:
+        with pytest.raises(SearchError, match=f"run.ckpt: checkpoint is corrupt: .*{reason}"):
+            restore_price({**data, **change}, graph, "run.ckpt")
+
+
+def test_cli_a_price_run_stopped_by_a_limit_resumes(tmp_path):
+    checkpoint, out = tmp_path / "run.ckpt", tmp_path / "out.json"
+    args = [str(DATA / "myciel4.col"), "--method", "price", "--sampler", "anneal", "--exact-share", "0"]
+    args += ["--seed", "1", "--checkpoint", str(checkpoint), "--quiet"]
+    assert main([*args, "--node-limit", "2", "--json", str(out)]) == 0
+    stopped = json.loads(out.read_text())
+    tree = json.loads(checkpoint.read_text())["search"]["tree"]
+    assert not stopped["optimal"] and stopped["stats"]["stop_reason"] == "node_limit"
+    assert stopped["stats"]["nodes_explored"] == tree["nodes"] == 2
+    assert stopped["stats"]["open_nodes"] == len(tree["open"]) > 0
+    assert main([*args, "--resume", "--json", str(out)]) == 0
+    resumed = json.loads(out.read_text())
+    assert resumed["num_colors"] == 5 and resumed["optimal"]
+    assert resumed["stats"]["nodes_explored"] > 2
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_cli_a_killed_price_run_resumes_without_losing_its_tree(tmp_path):
+    checkpoint, out = tmp_path / "run.ckpt", tmp_path / "out.json"
+    args = [str(DATA / "myciel4.col"), "--method", "price", "--sampler", "anneal", "--exact-share", "0"]
+    args += ["--seed", "1", "--checkpoint", str(checkpoint), "--checkpoint-interval", "0.1", "--quiet"]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "bbqmis", *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    deadline, tree = time.monotonic() + 120, None
+    while time.monotonic() < deadline:
+        if checkpoint.exists():
+            search = json.loads(checkpoint.read_text())["search"]
+            tree = search and search["tree"]
+            if tree and tree["nodes"] >= 5:
+                break
+        assert process.poll() is None, "the run finished before it could be killed; slow it down"
+        time.sleep(0.05)
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    assert tree is not None and tree["open"], "no checkpoint with open nodes was written"
+    resumed = subprocess.run(
+        [sys.executable, "-m", "bbqmis", *args, "--resume", "--json", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert resumed.returncode == 0, resumed.stderr
+    data = json.loads(out.read_text())
+    assert data["num_colors"] == 5 and data["optimal"]
+    assert data["stats"]["nodes_explored"] > tree["nodes"]
