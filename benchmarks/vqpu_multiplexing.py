@@ -359,9 +359,13 @@ def _scale_client(url: str, index: int, batches: int, cpus: set[int] | None, bar
         session.execute(payload, 16)
         barrier.wait()
         start, out = time.time(), []
-        for _ in range(batches):
+        for number in range(batches):
+            body = {"key": f"{index}-{number}", "circuits": payload, "shots": 16, "seed": None}
             tic = time.time()
-            batch = session.execute(payload, 16)
+            # one request per batch, as VQPUSession.execute sends it: submit and wait for the result
+            batch = session.request("POST", "/batches", json=body, params={"wait": session.poll})
+            if batch["status"] != "done":
+                raise RuntimeError(f"batch {batch['id']} is {batch['status']} after one request")
             executed = batch["quantum_seconds"] + batch["queue_seconds"]
             # (seen by the client, inside the server): round trip, and the server's time, minus execution
             out.append((time.time() - tic - executed, session.server_seconds - executed))

@@ -29,7 +29,6 @@ def test_scale_measures_the_server_beside_the_floor(tmp_path, pin):
         assert row["clients"] == 2 and row["batches"] == 20 and row["batches_per_second"] > 0
         # the server's own time is part of the round trip the clients see
         assert 0 <= row["server_median_ms"] <= row["median_ms"]
-    assert summary["floor"]["server_median_ms"] == 0  # it does nothing
     assert summary["server_median_ms"] > 0  # the vQPU server checks, stores and runs every batch
 
 

@@ -10,6 +10,7 @@ runs once however often it is sent. 4xx answers are not retried: they raise
 from __future__ import annotations
 
 import os
+import re
 import time
 import uuid
 from typing import Any
@@ -283,19 +284,19 @@ class VQPUSession:
 def _server_seconds(header: str) -> float | None:
     """Seconds the server spent on a request, from its ``Server-Timing: app;dur=MS`` header.
 
-    >>> _server_seconds("app;dur=1.500"), _server_seconds(""), _server_seconds("app;dur=x")
-    (0.0015, None, None)
+    >>> _server_seconds("app;dur=1.500"), _server_seconds('db;dur=2, app;desc="a, b";dur = 4')
+    (0.0015, 0.004)
+    >>> _server_seconds(""), _server_seconds("app;dur=x"), _server_seconds("app;dur=-1")
+    (None, None, None)
     """
-    for metric in header.split(","):
-        name, *params = (part.strip() for part in metric.split(";"))
-        for param in params:
-            key, _, value = param.partition("=")
-            if name == "app" and key == "dur":
-                try:
-                    return float(value) / 1e3
-                except ValueError:
-                    return None
-    return None
+    match = _APP_DURATION.search(header)
+    return None if match is None else float(match.group(1)) / 1e3
+
+
+#: The ``dur`` of the ``app`` metric of a ``Server-Timing`` header: a decimal number >= 0 (ms).
+_APP_DURATION = re.compile(
+    r'(?:^|,)\s*app\s*(?:;(?:[^,;"]|"[^"]*")*)*?;\s*dur\s*=\s*([0-9]+(?:\.[0-9]+)?)\s*(?:[;,]|$)'
+)
 
 
 def _json_or_text(response: httpx.Response) -> dict[str, Any]:

@@ -29,8 +29,10 @@ in open mode; errors are JSON ``{"error": code, "detail": message}``):
     The same and the usage per user in the Prometheus text format
     (:mod:`backends.vqpu.metrics`).
 
-Every answer carries ``Server-Timing: app;dur=MS``, the server's milliseconds on the
-request (:attr:`backends.vqpu.api.VQPUSession.server_seconds` reads it).
+The application's answers carry ``Server-Timing: app;dur=MS``, the server's
+milliseconds on the request (:attr:`backends.vqpu.api.VQPUSession.server_seconds` reads
+it); uvicorn's own refusals (503 beyond the connection limit, 400 for a malformed
+request) and a 500 from an unexpected error do not.
 
 Hostile clients (limits in :mod:`backends.vqpu.limits`):
 
@@ -158,8 +160,9 @@ class _HeadTimeoutProtocol(HttpToolsProtocol):
     uvicorn only times out idle keep-alive connections, and any byte received cancels
     that timer: a client that opens a connection and sends nothing, or its head a byte
     at a time, would hold it forever. Here a head must be complete within
-    ``head_seconds`` of the connection's start (first request) or of its first byte
-    (later requests on the connection).
+    ``head_seconds`` of the connection's start (first request) or of the first byte
+    received after the previous answer (later requests on the connection, blank lines
+    before a head included).
     """
 
     head_seconds = 10.0
@@ -169,7 +172,12 @@ class _HeadTimeoutProtocol(HttpToolsProtocol):
         super().connection_made(transport)
         self._start_head_timer()
 
-    def on_message_begin(self) -> None:
+    def data_received(self, data: bytes) -> None:
+        super().data_received(data)
+        if self.cycle is None or self.cycle.response_complete:  # bytes, but no new head complete
+            self._start_head_timer()
+
+    def on_message_begin(self) -> None:  # a pipelined head, behind a request in progress
         super().on_message_begin()
         self._start_head_timer()
 

@@ -43,7 +43,7 @@ from .limits import Every
 from .pricing import DEVICE_COUNTERS, PricerLike, QAOAPricer, device_work, lp_bound
 from .samplers import AnnealingSampler, GreedySampler, MISSampler, QAOASampler, RandomSampler
 
-__all__ = ["PriceOutcome", "PriceTree", "Step", "branch_and_price", "pricers_for", "replay"]
+__all__ = ["PriceOutcome", "PriceTree", "Step", "branch_and_price", "check_tree", "pricers_for", "replay"]
 
 #: A Zykov step ``(kind, u, v)``: ``"merge"`` (``v`` merged into ``u``) or ``"differ"`` (edge ``uv``).
 Step = tuple[str, Hashable, Hashable]
@@ -62,20 +62,15 @@ class PriceOutcome:
     stopped : str or None
         ``"time_limit"`` (deadline or stop request), ``"node_limit"`` or ``"memory_limit"``; None when the
         tree was searched to the end (then the colouring is optimal).
-    nodes : int
-        Nodes bounded by the LP.
-    improving_columns : dict of str to int
-        Per pricer name, columns of negative reduced cost it added over the whole tree.
-    device : dict of str to float
-        What its pricers sent to quantum devices over the whole tree
-        (:func:`~bbqmis.coloring.pricing.device_work`).
+    tree : PriceTree
+        The search's final state: resumable when it stopped, without open nodes when it ended.
 
     Examples
     --------
     >>> graph = nx.cycle_graph(5)
     >>> outcome = branch_and_price(graph, {v: v for v in graph}, seed=0)
-    >>> outcome.num_colors, outcome.lower_bound, outcome.stopped
-    (3, 3, None)
+    >>> outcome.num_colors, outcome.lower_bound, outcome.stopped, outcome.nodes
+    (3, 3, None, 1)
     >>> all(outcome.coloring[u] != outcome.coloring[v] for u, v in graph.edges)
     True
     """
@@ -83,10 +78,22 @@ class PriceOutcome:
     coloring: dict[Hashable, int]
     lower_bound: int
     stopped: str | None
-    nodes: int
-    improving_columns: dict[str, int]
-    device: dict[str, float]
     tree: PriceTree
+
+    @property
+    def nodes(self) -> int:
+        """Nodes bounded by the LP over the whole tree (resumed runs included)."""
+        return self.tree.nodes
+
+    @property
+    def improving_columns(self) -> dict[str, int]:
+        """Per pricer name, columns of negative reduced cost it added over the whole tree."""
+        return self.tree.improving_columns
+
+    @property
+    def device(self) -> dict[str, float]:
+        """What the pricers sent to quantum devices over the whole tree (``pricing.device_work``)."""
+        return self.tree.device
 
     @property
     def num_colors(self) -> int:
@@ -224,7 +231,7 @@ def branch_and_price(
     >>> outcome.num_colors, outcome.lower_bound, outcome.stopped
     (4, 4, None)
     """
-    _check_proper(graph, initial)
+    _check_proper(graph, initial, "initial")
     rng = check_random_state(seed)
     best = dict(initial)
     improving: dict[str, int] = {}
@@ -232,13 +239,13 @@ def branch_and_price(
     stack: list[_Open] = [_Open(nx.Graph(graph), {v: (v,) for v in graph}, [], ())]
     root_bound, nodes, stopped = lower, 0, None
     if resume is not None:
-        _check_proper(graph, resume.best)
+        nodes_of_paths = check_tree(graph, resume)
         if _num_colors(resume.best) < _num_colors(best):
             best = dict(resume.best)
         root_bound, nodes = max(lower, resume.root_bound), resume.nodes
         improving = dict(resume.improving_columns)
         add_stats(device, resume.device)
-        stack = [_Open(*replay(graph, path), [], tuple(path)) for path in resume.open]
+        stack = [_Open(*node, [], path) for node, path in zip(nodes_of_paths, resume.open, strict=True)]
 
     def state() -> PriceTree:
         paths = [entry.path for entry in stack]
@@ -270,21 +277,21 @@ def branch_and_price(
             settle=True,
             seed=int(rng.integers(2**31)),
         )
-        nodes += 1
         add_stats(device, device_work(lp.stats))
         for name, counters in lp.stats.items():
             if name != "master":
                 improving[name] = improving.get(name, 0) + int(counters.get("improving_columns", 0))
-        if nodes == 1:
-            root_bound = max(root_bound, lp.bound)
         found = _expand(dsatur_coloring(node), groups)
         if _num_colors(found) < _num_colors(best):
             best = found
+        if lp.bound == 0 and time.perf_counter() >= deadline:
+            stack.append(entry)  # not bounded: keep it (and do not count it), so the proof stays open
+            continue
+        nodes += 1
+        if not entry.path:  # the root
+            root_bound = max(root_bound, lp.bound)
         if lp.bound >= _num_colors(best):
             continue  # the node cannot give a colouring with fewer colours
-        if lp.bound == 0 and time.perf_counter() >= deadline:
-            stack.append(entry)  # not bounded: keep it, so the proof stays open
-            continue
         pair = _branching_pair(node)
         if pair is None:  # a complete graph: its colouring is exact, and it was taken above
             continue
@@ -295,7 +302,7 @@ def branch_and_price(
     if on_checkpoint is not None:
         on_checkpoint(final)
     proven = _num_colors(best) if not stack and stopped is None else root_bound
-    return PriceOutcome(best, min(proven, _num_colors(best)), stopped, nodes, improving, dict(device), final)
+    return PriceOutcome(best, min(proven, _num_colors(best)), stopped, final)
 
 
 class _Open(NamedTuple):
@@ -310,11 +317,25 @@ class _Open(NamedTuple):
 def replay(graph: nx.Graph, path: Iterable[Step]) -> tuple[nx.Graph, dict[Hashable, tuple[Hashable, ...]]]:
     """The node reached from ``graph`` by the Zykov steps ``path``, and its vertices' groups.
 
+    Parameters
+    ----------
+    graph : networkx.Graph
+        The core the search started from (not modified).
+    path : iterable of Step
+        The steps from the core, first step first.
+
+    Returns
+    -------
+    node : networkx.Graph
+        The node's graph: the core with the merges and added edges of ``path``.
+    groups : dict
+        Each vertex of ``node`` -> the core's vertices merged into it.
+
     Raises
     ------
     InvalidParameterError
         If a step is neither ``"merge"`` nor ``"differ"``, names a vertex that the node
-        does not have (any more), or a pair that is the same vertex or adjacent.
+        does not have (any more), a vertex twice, or an adjacent pair.
 
     Examples
     --------
@@ -332,28 +353,86 @@ def replay(graph: nx.Graph, path: Iterable[Step]) -> tuple[nx.Graph, dict[Hashab
         kind, u, v = step
         if kind not in ("merge", "differ"):
             raise InvalidParameterError(f"step {number} {step!r} of the path is neither 'merge' nor 'differ'")
-        if u not in node or v not in node or u == v:
+        if u == v:
+            raise InvalidParameterError(f"step {number} {step!r} of the path names one vertex twice")
+        if u not in node or v not in node:
             raise InvalidParameterError(f"step {number} {step!r} of the path names a vertex the node lacks")
         if node.has_edge(u, v):
             raise InvalidParameterError(f"step {number} {step!r} of the path joins adjacent vertices")
-        node, groups, _ = (_merge if kind == "merge" else _differ)(node, groups, (), u, v)
+        _take(node, groups, kind, u, v)
     return node, groups
+
+
+def check_tree(
+    graph: nx.Graph, tree: PriceTree
+) -> list[tuple[nx.Graph, dict[Hashable, tuple[Hashable, ...]]]]:
+    """Check that ``tree`` is a state of a branch-and-price search on ``graph``; replay its open nodes.
+
+    Parameters
+    ----------
+    graph : networkx.Graph
+        The core the search runs on.
+    tree : PriceTree
+        The state to check.
+
+    Returns
+    -------
+    list of (networkx.Graph, dict)
+        The open nodes' graphs and groups (:func:`replay`), in the order of ``tree.open``.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``best`` is not a proper colouring of ``graph``, ``root_bound`` exceeds its
+        colours, a counter is negative or unknown, the open nodes are not those of a
+        depth-first search (the unbounded root alone when no node was bounded; otherwise
+        distinct paths, none a prefix of another, at most one per possible depth plus
+        one), or a path does not replay.
+
+    Examples
+    --------
+    >>> graph = nx.mycielski_graph(4)
+    >>> tree = branch_and_price(graph, nx.greedy_color(graph), node_limit=1, seed=0).tree
+    >>> [len(node) for node, _ in check_tree(graph, tree)]  # the root's children: uv added, v merged
+    [11, 10]
+    """
+    _check_proper(graph, tree.best, "best")
+    if not 0 <= tree.root_bound <= _num_colors(tree.best):
+        raise InvalidParameterError(
+            f"root_bound {tree.root_bound} is not between 0 and the {_num_colors(tree.best)} colours of best"
+        )
+    counters = [*tree.improving_columns.values(), *tree.device.values(), tree.nodes]
+    if not all(value >= 0 for value in counters) or not set(tree.device) <= set(DEVICE_COUNTERS):
+        raise InvalidParameterError("a counter of the tree is negative or unknown")
+    n = graph.number_of_nodes()
+    steps = n - 1 + n * (n - 1) // 2 - graph.number_of_edges()  # merges, then edges, a path can take
+    paths = [tuple(path) for path in tree.open]
+    if (tree.nodes == 0) != (() in paths) or (tree.nodes == 0 and paths != [()]):
+        raise InvalidParameterError(
+            f"{tree.nodes} nodes bounded, yet the open nodes {'do not hold' if tree.nodes == 0 else 'hold'} "
+            "the root alone"
+        )
+    if len(set(paths)) < len(paths) or len(paths) > steps + 1 or any(len(path) > steps for path in paths):
+        raise InvalidParameterError(f"the {len(paths)} open nodes are not those of a depth-first search")
+    prefixes = {path[:depth] for path in paths for depth in range(len(path))}
+    if any(path in prefixes for path in paths):
+        raise InvalidParameterError("an open node lies below another open node")
+    return [replay(graph, path) for path in paths]
 
 
 def _num_colors(coloring: dict[Hashable, int]) -> int:
     return len(set(coloring.values()))
 
 
-def _check_proper(graph: nx.Graph, coloring: dict[Hashable, int]) -> None:
+def _check_proper(graph: nx.Graph, coloring: dict[Hashable, int], name: str) -> None:
     """Raise InvalidParameterError unless ``coloring`` colours every vertex, no edge inside a colour."""
     missing = [v for v in graph if v not in coloring]
     if missing:
-        raise InvalidParameterError(f"initial is not a proper colouring: vertex {missing[0]!r} has no colour")
+        raise InvalidParameterError(f"{name} is not a proper colouring: vertex {missing[0]!r} has no colour")
     for u, v in graph.edges():
         if coloring[u] == coloring[v]:
             raise InvalidParameterError(
-                f"initial is not a proper colouring: edge ({u!r}, {v!r}) "
-                f"has colour {coloring[u]} at both ends"
+                f"{name} is not a proper colouring: edge ({u!r}, {v!r}) has colour {coloring[u]} at both ends"
             )
 
 
@@ -384,11 +463,8 @@ def _merge(
     v: Hashable,
 ) -> tuple[nx.Graph, dict[Hashable, tuple[Hashable, ...]], list[frozenset]]:
     """The *same colour* child: ``v`` merged into ``u``; the parent's columns that stay independent."""
-    child = graph.copy()
-    child.add_edges_from((u, w) for w in graph[v])
-    child.remove_node(v)
-    merged = {**groups, u: groups[u] + groups[v]}
-    del merged[v]
+    child, merged = graph.copy(), dict(groups)
+    _take(child, merged, "merge", u, v)
     renamed = (frozenset(u if w == v else w for w in column) for column in columns)
     return child, merged, _independent(child, renamed)
 
@@ -402,8 +478,20 @@ def _differ(
 ) -> tuple[nx.Graph, dict[Hashable, tuple[Hashable, ...]], list[frozenset]]:
     """The *different colours* child: the edge ``uv`` added; the columns that do not hold both."""
     child = graph.copy()
-    child.add_edge(u, v)
+    _take(child, groups, "differ", u, v)
     return child, groups, [column for column in columns if not (u in column and v in column)]
+
+
+def _take(
+    graph: nx.Graph, groups: dict[Hashable, tuple[Hashable, ...]], kind: str, u: Hashable, v: Hashable
+) -> None:
+    """Apply one Zykov step in place: merge ``v`` into ``u`` (``"merge"``) or add the edge ``uv``."""
+    if kind == "differ":
+        graph.add_edge(u, v)
+        return
+    graph.add_edges_from([(u, w) for w in graph[v]])
+    graph.remove_node(v)
+    groups[u] = groups[u] + groups.pop(v)
 
 
 def _independent(graph: nx.Graph, columns: Iterable[frozenset]) -> list[frozenset]:

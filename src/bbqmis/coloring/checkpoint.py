@@ -32,7 +32,7 @@ from typing import Any, TypeGuard
 import networkx as nx
 
 from ..solver import add_stats
-from .branch_price import PriceTree, replay
+from .branch_price import PriceTree, check_tree
 from .errors import SearchError
 from .reduce import components
 from .result import SUMMED_STATS
@@ -625,13 +625,27 @@ def restore_search(search: SearchState, data: Mapping[str, Any], source: str) ->
 def dump_price(tree: PriceTree, core: nx.Graph) -> dict[str, Any]:
     """A branch-and-price state as JSON-ready data, vertices by their position in ``list(core)``.
 
+    Parameters
+    ----------
+    tree : PriceTree
+        The state (:attr:`~bbqmis.coloring.branch_price.PriceOutcome.tree`).
+    core : networkx.Graph
+        The graph the search runs on.
+
+    Returns
+    -------
+    dict
+        ``best`` (a colour per vertex), ``root_bound``, ``nodes``, ``improving_columns``,
+        ``device``, ``open`` (each open node as a list of ``[kind, u, v]`` steps) and a
+        ``summary`` repeating the number of open nodes.
+
     Examples
     --------
     >>> from bbqmis.coloring.branch_price import branch_and_price
     >>> core = nx.mycielski_graph(4)
     >>> tree = branch_and_price(core, nx.greedy_color(core), node_limit=1, seed=0).tree
     >>> data = dump_price(tree, core)
-    >>> data["nodes"], data["open"]  # the root's two children: v merged into u, or uv added
+    >>> data["nodes"], data["open"]  # the root's two children: uv added, or v merged into u
     (1, [[['differ', 10, 0]], [['merge', 10, 0]]])
     """
     index = {v: i for i, v in enumerate(core)}
@@ -656,7 +670,8 @@ def _read_price_tree(data: object, n: int) -> None:
         _int_in(color, 0, n - 1, "a colour of best")
     _int_in(data["root_bound"], 0, len(set(best)), "root_bound")
     _int_in(data["nodes"], 0, 2**63 - 1, "nodes")
-    _check_counters(data["improving_columns"], "improving_columns")
+    for name, count in data["improving_columns"].items():
+        _int_in(count, 0, 2**63 - 1, f"improving_columns[{name!r}]")
     _check_counters(data["device"], "device")
     _require(isinstance(data["open"], list), "open must be a list")
     for path in data["open"]:
@@ -679,8 +694,21 @@ def _read_price_tree(data: object, n: int) -> None:
 def restore_price(data: Mapping[str, Any], core: nx.Graph, source: str) -> PriceTree:
     """Read a state written by :func:`dump_price` for ``core``, checked against it.
 
-    Beyond the checks of its structure, ``best`` must colour ``core`` properly, and every
-    open node's steps must replay on ``core`` (:func:`~bbqmis.coloring.branch_price.replay`).
+    Parameters
+    ----------
+    data : mapping
+        The state, as :func:`dump_price` wrote it.
+    core : networkx.Graph
+        The graph the search runs on.
+    source : str
+        The checkpoint's name, for the error message.
+
+    Returns
+    -------
+    PriceTree
+        The state, vertices as ``core``'s; it passes
+        :func:`~bbqmis.coloring.branch_price.check_tree` (a proper ``best``, the open
+        nodes of a depth-first search whose paths replay on ``core``).
 
     Raises
     ------
@@ -694,7 +722,8 @@ def restore_price(data: Mapping[str, Any], core: nx.Graph, source: str) -> Price
     >>> core = nx.mycielski_graph(4)
     >>> tree = branch_and_price(core, nx.greedy_color(core), node_limit=1, seed=0).tree
     >>> data = json.loads(json.dumps(dump_price(tree, core)))
-    >>> restore_price(data, core, source="run.json") == tree
+    >>> restored = restore_price(data, core, source="run.json")
+    >>> restored.open == tree.open and restored.best == tree.best and restored.nodes == tree.nodes
     True
     >>> data["open"][0] = [["merge", 0, 1]]  # 0 and 1 are adjacent
     >>> restore_price(data, core, source="run.json")  # doctest: +ELLIPSIS
@@ -705,20 +734,20 @@ def restore_price(data: Mapping[str, Any], core: nx.Graph, source: str) -> Price
     nodes = list(core)
     try:
         _read_price_tree(data, len(nodes))
-        _require(
-            len(data["best"]) == len(nodes), f"best colours {len(data['best'])} vertices, not {len(nodes)}"
+        colored = len(data["best"])
+        _require(colored == len(nodes), f"best colours {colored} vertices, the core has {len(nodes)}")
+        tree = PriceTree(
+            dict(zip(nodes, data["best"], strict=True)),
+            data["root_bound"],
+            data["nodes"],
+            dict(data["improving_columns"]),
+            dict(data["device"]),
+            [tuple((kind, nodes[u], nodes[v]) for kind, u, v in path) for path in data["open"]],
         )
-        best = dict(zip(nodes, data["best"], strict=True))
-        clash = next(((u, v) for u, v in core.edges if best[u] == best[v]), None)
-        _require(clash is None, f"best is not a proper colouring: {clash!r} share a colour")
-        paths = [tuple((kind, nodes[u], nodes[v]) for kind, u, v in path) for path in data["open"]]
-        for path in paths:
-            replay(core, path)
-    except (_Corrupt, KeyError, TypeError, ValueError, IndexError, OverflowError) as exc:
+        check_tree(core, tree)
+    except (_Corrupt, KeyError, TypeError, ValueError, IndexError, OverflowError, AttributeError) as exc:
         raise SearchError(f"{source}: checkpoint is corrupt: {_one_line(exc)}; remove it") from exc
-    return PriceTree(
-        best, data["root_bound"], data["nodes"], dict(data["improving_columns"]), dict(data["device"]), paths
-    )
+    return tree
 
 
 def _independent(bits: int, neighbours: list[int]) -> bool:

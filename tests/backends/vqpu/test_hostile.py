@@ -364,6 +364,33 @@ def test_a_later_head_dripped_a_byte_at_a_time_is_cut_off(physical, tmp_path):
         assert_still_serving(url, headers={})
 
 
+def test_blank_lines_after_an_answer_do_not_hold_the_connection(physical, tmp_path):
+    """httptools skips blank lines before a head without starting a message: the head limit still holds."""
+    limits = Limits(max_read_seconds=1)
+    with serve(physical, tmp_path / "db.sqlite", limits=limits) as (_, url):
+        sock = open_socket(url)
+        sock.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert sock.recv(65536).startswith(b"HTTP/1.1 200 ")
+        tic = time.monotonic()
+        sock.sendall(b"\r\n")
+        assert sock.recv(1024) == b"" and 0.9 < time.monotonic() - tic < 3
+        sock.close()
+
+
+def test_pipelined_and_kept_alive_requests_are_all_answered(physical, tmp_path):
+    limits = Limits(max_read_seconds=1)
+    with serve(physical, tmp_path / "db.sqlite", limits=limits) as (_, url):
+        sock = open_socket(url)
+        sock.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n" * 2)  # two heads in one packet
+        answers = b""
+        while answers.count(b"HTTP/1.1 200 ") < 2:
+            answers += sock.recv(65536)
+        time.sleep(1.5)  # idle longer than the head limit, shorter than the keep-alive timeout
+        sock.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert sock.recv(65536).startswith(b"HTTP/1.1 200 ")
+        sock.close()
+
+
 @pytest.mark.slow
 def test_many_concurrent_connections(physical, tmp_path):
     limits = Limits(max_connections=40, max_read_seconds=1)

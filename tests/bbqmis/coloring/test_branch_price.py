@@ -12,7 +12,7 @@ import pytest
 
 from backends.errors import InvalidParameterError
 from bbqmis import read_graph
-from bbqmis.coloring.branch_price import branch_and_price, pricers_for, replay
+from bbqmis.coloring.branch_price import branch_and_price, check_tree, pricers_for, replay
 from bbqmis.coloring.checkpoint import dump_price, restore_price
 from bbqmis.coloring.cli import main
 from bbqmis.coloring.dsatur_exact import exact_coloring
@@ -88,18 +88,24 @@ def test_cli_method_price_proves_a_graph_and_says_so(tmp_path):
     assert result["stats"]["improving_columns"]["anneal"] > 0
 
 
-def test_a_stopped_search_resumes_from_its_state_to_the_same_proof():
+def chromatic_number(graph):
+    return exact_coloring(nx.to_numpy_array(graph, dtype=bool, weight=None)).num_colors
+
+
+@pytest.mark.parametrize("stop_after", [1, 2, 3])
+def test_a_stopped_search_resumes_to_the_same_tree_and_proof(stop_after):
     graph = nx.mycielski_graph(4)
     worst = {v: i for i, v in enumerate(graph)}
-    first = branch_and_price(graph, worst, node_limit=3, seed=0)
-    assert first.stopped == "node_limit" and first.tree.nodes == 3 and first.tree.open
+    whole = branch_and_price(graph, worst, seed=0)
+    first = branch_and_price(graph, worst, node_limit=stop_after, seed=0)
+    assert first.stopped == "node_limit" and first.tree.nodes == stop_after and first.tree.open
     saved = restore_price(json.loads(json.dumps(dump_price(first.tree, graph))), graph, "run.ckpt")
-    assert saved == first.tree  # the JSON round trip loses nothing
+    assert (saved.best, saved.open, saved.nodes) == (first.tree.best, first.tree.open, first.tree.nodes)
     rest = branch_and_price(graph, worst, resume=saved, seed=0)
     verify_coloring(graph, rest.coloring)
-    assert rest.stopped is None and rest.num_colors == rest.lower_bound == 4
-    assert rest.nodes > first.nodes and not rest.tree.open
-    assert rest.improving_columns["anneal"] >= first.improving_columns["anneal"]
+    assert rest.stopped is None and rest.num_colors == rest.lower_bound == chromatic_number(graph)
+    # the LP bounds are certified, so the resumed search bounds exactly the nodes the whole run does
+    assert rest.nodes == whole.nodes > stop_after and not rest.tree.open
 
 
 def test_the_state_is_handed_over_before_every_node_and_at_the_end():
@@ -110,8 +116,22 @@ def test_the_state_is_handed_over_before_every_node_and_at_the_end():
     )
     assert states[-1] == outcome.tree and states[-1].nodes == outcome.nodes
     assert [state.nodes for state in states[: outcome.nodes]] == list(range(outcome.nodes))
-    # every saved open node is a real node: its path replays on the graph
-    assert all(replay(graph, path) for state in states for path in state.open)
+    for state in states:  # every saved open node is a real node: its path replays on the graph
+        for path, (node, groups) in zip(state.open, check_tree(graph, state), strict=True):
+            merges = sum(kind == "merge" for kind, _, _ in path)
+            assert len(node) == len(graph) - merges and sorted(v for g in groups.values() for v in g) == list(
+                graph
+            )
+
+
+def test_a_root_cut_off_by_the_deadline_stays_the_root_on_resume():
+    graph = nx.mycielski_graph(4)
+    cut = branch_and_price(graph, nx.greedy_color(graph), deadline=time.perf_counter(), seed=0)
+    assert cut.stopped == "time_limit" and cut.tree.open == [()]
+    assert cut.nodes == 0  # nothing was bounded
+    rest = branch_and_price(graph, nx.greedy_color(graph), resume=cut.tree, node_limit=1, seed=0)
+    fresh = branch_and_price(graph, nx.greedy_color(graph), node_limit=1, seed=0)
+    assert rest.tree.root_bound == fresh.tree.root_bound == rest.lower_bound  # the root's bound is kept
 
 
 @pytest.mark.parametrize(
@@ -119,7 +139,7 @@ def test_the_state_is_handed_over_before_every_node_and_at_the_end():
     [
         ([("swap", 0, 2)], "neither 'merge' nor 'differ'"),
         ([("merge", 0, 2), ("merge", 0, 2)], "names a vertex the node lacks"),
-        ([("merge", 0, 0)], "names a vertex the node lacks"),
+        ([("merge", 0, 0)], "names one vertex twice"),
         ([("differ", 0, 2), ("merge", 0, 2)], "joins adjacent vertices"),
     ],
 )
@@ -138,6 +158,11 @@ def test_a_corrupt_price_checkpoint_is_refused_with_its_name():
         ({"root_bound": 99}, "root_bound must be an integer"),
         ({"open": data["open"][:1]}, "its summary says 2"),
         ({"open": [[["merge", 0, 99]], *data["open"][1:]]}, "a step's vertex must be an integer"),
+        ({"open": data["open"] * 2, "summary": {"open": 4}}, "not those of a depth-first search"),
+        ({"open": [[], data["open"][1]]}, "hold the root alone"),
+        ({"open": [data["open"][1], data["open"][1] + [["differ", 1, 2]]]}, "below another open node"),
+        ({"device": {"bogus": 1.0}}, "negative or unknown"),
+        ({"improving_columns": {"anneal": 0.5}}, "improving_columns"),
     ]:
         with pytest.raises(SearchError, match=f"run.ckpt: checkpoint is corrupt: .*{reason}"):
             restore_price({**data, **change}, graph, "run.ckpt")
@@ -155,7 +180,7 @@ def test_cli_a_price_run_stopped_by_a_limit_resumes(tmp_path):
     assert stopped["stats"]["open_nodes"] == len(tree["open"]) > 0
     assert main([*args, "--resume", "--json", str(out)]) == 0
     resumed = json.loads(out.read_text())
-    assert resumed["num_colors"] == 5 and resumed["optimal"]
+    assert resumed["num_colors"] == chromatic_number(read_graph(DATA / "myciel4.col")) and resumed["optimal"]
     assert resumed["stats"]["nodes_explored"] > 2
 
 
@@ -188,5 +213,5 @@ def test_cli_a_killed_price_run_resumes_without_losing_its_tree(tmp_path):
     )
     assert resumed.returncode == 0, resumed.stderr
     data = json.loads(out.read_text())
-    assert data["num_colors"] == 5 and data["optimal"]
+    assert data["num_colors"] == chromatic_number(read_graph(DATA / "myciel4.col")) and data["optimal"]
     assert data["stats"]["nodes_explored"] > tree["nodes"]
