@@ -73,6 +73,7 @@ from vqpu_paper import GRAPH  # noqa: E402
 
 from backends.vqpu.report import sharing_slowdowns, summarize  # noqa: E402
 from backends.vqpu.store import read_batches  # noqa: E402
+from bbqmis.coloring.cli import integer, real  # noqa: E402
 
 ServerCommand = Callable[..., list[str]]
 
@@ -778,52 +779,32 @@ def paper_experiment(args: argparse.Namespace, out: Path) -> int:
     return 0
 
 
-def positive_int(text: str) -> int:
-    """argparse type: an integer >= 1."""
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
-    return value
-
-
-def nonnegative_float(text: str) -> float:
-    """argparse type: a finite number >= 0."""
-    value = float(text)
-    if not 0 <= value < float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a finite number >= 0, got {text}")
-    return value
-
-
-def positive_float(text: str) -> float:
-    """argparse type: a finite number > 0."""
-    value = nonnegative_float(text)
-    if value == 0:
-        raise argparse.ArgumentTypeError("must be > 0, got 0")
-    return value
+#: argparse types of the options: a count >= 1, a number >= 0, seconds > 0.
+COUNT, NONNEGATIVE, SECONDS = integer(1, 2**31), real(0, 1e9), real(1e-3, 1e9)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--n", type=positive_int, nargs="+", help="concurrent jobs (default 1 2 4 8)")
-    parser.add_argument("--alpha", type=nonnegative_float, nargs="+", help="sleep factors (default 0 1 2 4)")
-    parser.add_argument("--repeats", type=positive_int, help="repeats (default 10; synthetic 1)")
+    parser.add_argument("--n", type=COUNT, nargs="+", help="concurrent jobs (default 1 2 4 8)")
+    parser.add_argument("--alpha", type=NONNEGATIVE, nargs="+", help="sleep factors (default 0 1 2 4)")
+    parser.add_argument("--repeats", type=COUNT, help="repeats (default 10; synthetic 1)")
     parser.add_argument("--short", action="store_true", help="N 1 2, alpha 0 2, one repeat (for CI)")
     parser.add_argument("--gres", action="store_true", help="each job holds one GRES instead of a licence")
     parser.add_argument(
         "--graph", default=str(GRAPH), help="graph of the colouring jobs (default %(default)s)"
     )
     parser.add_argument("--figures", help="directory of the figures (default: --out)")
-    parser.add_argument("--job-timeout", type=positive_float, default=900, help="seconds one point may take")
+    parser.add_argument("--job-timeout", type=SECONDS, default=900, help="seconds one point may take")
     parser.add_argument("--synthetic", action="store_true", help="the synthetic grid instead of BBQ-MIS jobs")
-    parser.add_argument("--circuits", type=positive_int, default=8, help="K circuits per job")
-    parser.add_argument("--qubits", type=positive_int, default=4)
-    parser.add_argument("--shots", type=positive_int, help="shots per circuit (default 256; synthetic 100)")
+    parser.add_argument("--circuits", type=COUNT, default=8, help="K circuits per job")
+    parser.add_argument("--qubits", type=COUNT, default=4)
+    parser.add_argument("--shots", type=COUNT, help="shots per circuit (default 256; synthetic 100)")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument(
         "--latency",
-        type=nonnegative_float,
+        type=NONNEGATIVE,
         help="emulated device seconds per circuit (default 0.2; synthetic 0.05)",
     )
     parser.add_argument("--backend", help="physical backend of the server (default null; synthetic aer)")
@@ -834,23 +815,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--soak", action="store_true", help="robustness run instead of the grid")
     parser.add_argument("--policy", action="store_true", help="compare the scheduling policies")
     parser.add_argument(
-        "--heavy", type=positive_int, default=40, help="batches the heavy job queues at once (--policy)"
+        "--heavy", type=COUNT, default=40, help="batches the heavy job queues at once (--policy)"
     )
-    parser.add_argument("--light", type=positive_int, default=3, help="light jobs (--policy)")
-    parser.add_argument(
-        "--light-batches", type=positive_int, default=10, help="batches per light job (--policy)"
-    )
+    parser.add_argument("--light", type=COUNT, default=3, help="light jobs (--policy)")
+    parser.add_argument("--light-batches", type=COUNT, default=10, help="batches per light job (--policy)")
     parser.add_argument("--scale", action="store_true", help="server overhead and throughput, null backend")
-    parser.add_argument(
-        "--clients", type=positive_int, default=16, help="client processes of --soak and --scale"
-    )
+    parser.add_argument("--clients", type=COUNT, default=16, help="client processes of --soak and --scale")
     parser.add_argument(
         "--pin",
         action="store_true",
         help="--scale: the server on CPU 0, the clients on the others, as on a dedicated service node",
     )
     parser.add_argument(
-        "--batches", type=positive_int, default=1000, help="batches in all (--soak), per client (--scale)"
+        "--batches",
+        type=COUNT,
+        default=1000,
+        help="batches in all (--soak), per client (--scale)",
     )
     # worker modes (internal)
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)

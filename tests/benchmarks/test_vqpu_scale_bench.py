@@ -36,7 +36,7 @@ def test_scale_measures_the_server_beside_the_floor(tmp_path, pin):
 @pytest.mark.parametrize(
     ("argument", "message"),
     [
-        (["--clients", "0"], "argument --clients: must be >= 1, got 0"),
+        (["--clients", "0"], "argument --clients: must be an integer in [1, 2147483648], got '0'"),
         (["--latency", "-1"], "argument --latency"),
     ],
 )
