@@ -221,8 +221,7 @@ def branch_and_price(
     ------
     InvalidParameterError
         If ``initial`` is not a proper colouring of ``graph``, or ``resume`` is not a
-        state of a search on ``graph`` (a colouring that is not proper, a step that
-        names a missing vertex or an adjacent pair).
+        state of a search on ``graph`` (:func:`check_tree`).
 
     Examples
     --------

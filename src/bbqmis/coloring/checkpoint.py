@@ -12,7 +12,9 @@ checked as well, and everything a resumed run relies on must hold: every colouri
 (finished components, the tree's incumbent, each open node's classes) is proper and
 covers its vertices exactly once, vertex ids are in range, each lower bound lies between
 what it has proven and the colours it would need, the open list matches the tree's summary
-(its length and lowest bound) and its statistics, and the incumbent matches its history.
+(its length and lowest bound) and its statistics, and the incumbent matches its history;
+a branch-and-price tree (``--method price``) must hold the open nodes of a depth-first
+search whose paths of Zykov steps replay on the component's core.
 A file that fails any check is refused with one line naming it and the reason
 (:class:`~bbqmis.coloring.errors.SearchError`). What no check can catch is a consistent
 forgery of a proof (a plausible lower bound raised by hand, a node dropped together with

@@ -343,9 +343,7 @@ def test_a_later_head_dripped_a_byte_at_a_time_is_cut_off(physical, tmp_path):
     """Any byte cancels uvicorn's keep-alive timer; the head limit holds on a kept-alive connection too."""
     limits = Limits(max_read_seconds=1)
     with serve(physical, tmp_path / "db.sqlite", limits=limits) as (_, url):
-        sock = open_socket(url)
-        sock.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
-        assert sock.recv(65536).startswith(b"HTTP/1.1 200 ")
+        sock = answered_socket(url)
         sock.settimeout(0.2)
         tic = time.monotonic()
         closed = False
@@ -368,9 +366,7 @@ def test_blank_lines_after_an_answer_do_not_hold_the_connection(physical, tmp_pa
     """httptools skips blank lines before a head without starting a message: the head limit still holds."""
     limits = Limits(max_read_seconds=1)
     with serve(physical, tmp_path / "db.sqlite", limits=limits) as (_, url):
-        sock = open_socket(url)
-        sock.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
-        assert sock.recv(65536).startswith(b"HTTP/1.1 200 ")
+        sock = answered_socket(url)
         tic = time.monotonic()
         sock.sendall(b"\r\n")
         assert sock.recv(1024) == b"" and 0.9 < time.monotonic() - tic < 3
@@ -412,6 +408,14 @@ def test_many_concurrent_connections(physical, tmp_path):
         assert_still_serving(url, headers={})
         for sock in idle:
             sock.close()
+
+
+def answered_socket(url) -> socket.socket:
+    """A kept-alive connection whose first request (``GET /health``) was answered 200."""
+    sock = open_socket(url)
+    sock.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+    assert sock.recv(65536).startswith(b"HTTP/1.1 200 ")
+    return sock
 
 
 def open_socket(url) -> socket.socket:
