@@ -29,16 +29,19 @@ client is killed and the server is restarted mid-run; every accepted batch must 
 answered exactly once and the other clients must finish undisturbed.
 
 ``--policy`` compares the scheduling policies (one heavy job, several light ones);
-``--scale`` measures the server's overhead per batch and its throughput with many
-client processes on the ``null`` backend.
+``--scale`` measures the server's overhead per batch (seen by the clients, and inside the
+server from its ``Server-Timing`` answers) and its throughput with many client processes
+on the ``null`` backend, beside the same clients against a do-nothing HTTP server
+(``_null_http_server.py``), the floor set by the clients and the machine; ``--pin`` puts
+the server on CPU 0 and the clients on the other CPUs.
 
 Examples
 --------
     python benchmarks/vqpu_multiplexing.py --short          # the paper's experiment, small
-    python benchmarks/vqpu_multiplexing.py                  # the paper's grid, 10 repeats (hours)
+    python benchmarks/vqpu_multiplexing.py                  # the paper's grid, 10 repeats (85 min)
     python benchmarks/vqpu_multiplexing.py --synthetic --full  # synthetic grid, R=3, K=20
     python benchmarks/vqpu_multiplexing.py --policy
-    python benchmarks/vqpu_multiplexing.py --scale --clients 64 --batches 20
+    python benchmarks/vqpu_multiplexing.py --scale --clients 64 --batches 20 [--pin]
     python benchmarks/vqpu_multiplexing.py --soak --clients 16 --batches 1000
 
 Prints a table and one final JSON line; writes CSV and figures to ``--out``.
