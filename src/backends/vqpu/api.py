@@ -295,7 +295,7 @@ def _server_seconds(header: str) -> float | None:
 
 #: The ``dur`` of the ``app`` metric of a ``Server-Timing`` header: a decimal number >= 0 (ms).
 _APP_DURATION = re.compile(
-    r'(?:^|,)\s*app\s*(?:;(?:[^,;"]|"[^"]*")*)*?;\s*dur\s*=\s*([0-9]+(?:\.[0-9]+)?)\s*(?:[;,]|$)'
+    r'(?:^|,)\s*app\s*(?:;(?:[^,;"]|"[^"]*")*)*?;\s*dur\s*=\s*([0-9]{1,12}(?:\.[0-9]{1,12})?)\s*(?:[;,]|$)'
 )
 
 

@@ -40,7 +40,8 @@ Hostile clients (limits in :mod:`backends.vqpu.limits`):
   (``serve --docs``) and are then public: they describe the API, not its data;
 - a POST needs ``Content-Length`` (411); a body over ``max_payload_bytes`` is refused
   before it is read (413), one that does not arrive within ``max_read_seconds`` is
-  cut off (408), and so is a request head (the connection is closed);
+  cut off (408), and so is a request head or a client that stops reading its answers
+  (the connection is aborted);
 - bodies that are not JSON, or have wrong types, bools for integers, integers
   beyond SQLite's 64 bits or unknown fields get 400 naming the field;
 - batch ids outside 1..2**63-1 are answered 404 like any unknown batch;
@@ -129,9 +130,10 @@ def create_app(service: VQPUService, *, docs: bool = False) -> FastAPI:
 def uvicorn_config(app: FastAPI, limits: Limits, **options: Any) -> uvicorn.Config:
     """Return the uvicorn configuration that enforces the connection limits of ``limits``.
 
-    At most ``max_connections`` connections and requests at once (503 beyond), and a
-    request head must arrive within ``max_read_seconds`` (else the connection is
-    closed). Requests are parsed by httptools (llhttp, in C) and, where uvloop is
+    At most ``max_connections`` connections and requests at once (503 beyond); a
+    request head must arrive within ``max_read_seconds``, and a client may leave the
+    server's write buffer full for at most ``max_read_seconds`` (else the connection is
+    aborted). Requests are parsed by httptools (llhttp, in C) and, where uvloop is
     installed (a dependency except on Windows), uvicorn runs on its event loop.
     ``options`` go to :class:`uvicorn.Config` (``host``, ``port``, ``log_level``...).
 
@@ -150,58 +152,69 @@ def uvicorn_config(app: FastAPI, limits: Limits, **options: Any) -> uvicorn.Conf
     >>> uvicorn.Server(config).run()  # doctest: +SKIP
     >>> service.stop(); folder.cleanup()
     """
-    protocol = type("VQPUProtocol", (_HeadTimeoutProtocol,), {"head_seconds": limits.max_read_seconds})
+    protocol = type("VQPUProtocol", (_SlowClientProtocol,), {"seconds": limits.max_read_seconds})
     return uvicorn.Config(app, http=protocol, limit_concurrency=limits.max_connections, **options)
 
 
-class _HeadTimeoutProtocol(HttpToolsProtocol):
-    """uvicorn's httptools protocol, closing connections whose request head is not complete in time.
+class _SlowClientProtocol(HttpToolsProtocol):
+    """uvicorn's httptools protocol, cutting off clients too slow to send a head or to read answers.
 
     uvicorn only times out idle keep-alive connections, and any byte received cancels
     that timer: a client that opens a connection and sends nothing, or its head a byte
-    at a time, would hold it forever. Here a head must be complete within
-    ``head_seconds`` of the connection's start (first request) or of the first byte
-    received after the previous answer (later requests on the connection, blank lines
-    before a head included).
+    at a time, would hold it forever, and so would one that stops reading its answers
+    (the server's writes then wait for the full buffer to drain). Here a head must be
+    complete within ``seconds`` of the connection's start (first request) or of the
+    first byte received after the previous answer (later requests on the connection,
+    blank lines before a head included), and the write buffer may stay full for at
+    most ``seconds``; past either, the connection is aborted.
     """
 
-    head_seconds = 10.0
-    _head_timer: asyncio.TimerHandle | None = None
+    seconds = 10.0
 
     def connection_made(self, transport: asyncio.Transport) -> None:
+        self._timers: dict[str, asyncio.TimerHandle] = {}
         super().connection_made(transport)
-        self._start_head_timer()
+        self._arm("head")
 
     def data_received(self, data: bytes) -> None:
         super().data_received(data)
         if self.cycle is None or self.cycle.response_complete:  # bytes, but no new head complete
-            self._start_head_timer()
+            self._arm("head")
 
     def on_message_begin(self) -> None:  # a pipelined head, behind a request in progress
         super().on_message_begin()
-        self._start_head_timer()
+        self._arm("head")
 
     def on_headers_complete(self) -> None:
-        self._stop_head_timer()
+        self._disarm("head")
         super().on_headers_complete()
 
+    def pause_writing(self) -> None:  # the client does not read: the write buffer is full
+        super().pause_writing()
+        self._arm("write")
+
+    def resume_writing(self) -> None:
+        self._disarm("write")
+        super().resume_writing()
+
     def connection_lost(self, exc: Exception | None) -> None:
-        self._stop_head_timer()
+        for name in list(self._timers):
+            self._disarm(name)
         super().connection_lost(exc)
 
-    def _start_head_timer(self) -> None:
-        if self._head_timer is None:
-            self._head_timer = self.loop.call_later(self.head_seconds, self._head_timeout)
+    def _arm(self, name: str) -> None:
+        """Start timer ``name`` unless it runs already."""
+        if name not in self._timers:
+            self._timers[name] = self.loop.call_later(self.seconds, self._expire, name)
 
-    def _stop_head_timer(self) -> None:
-        if self._head_timer is not None:
-            self._head_timer.cancel()
-            self._head_timer = None
+    def _disarm(self, name: str) -> None:
+        if (timer := self._timers.pop(name, None)) is not None:
+            timer.cancel()
 
-    def _head_timeout(self) -> None:
-        self._head_timer = None
-        if not self.transport.is_closing():
-            self.transport.close()
+    def _expire(self, name: str) -> None:
+        """A client overran: drop the connection at once, unsent answers included."""
+        self._timers.pop(name, None)
+        self.transport.abort()
 
 
 class _ServerTiming:

@@ -384,7 +384,7 @@ def check_tree(
     InvalidParameterError
         If ``best`` is not a proper colouring of ``graph``, ``root_bound`` exceeds its
         colours, a counter is negative or unknown, the open nodes are not those of a
-        depth-first search (the unbounded root alone when no node was bounded; otherwise
+        depth-first search (the unbounded root alone, or nothing, when no node was bounded; otherwise
         distinct paths, none a prefix of another, at most one per possible depth plus
         one), or a path does not replay.
 
@@ -406,10 +406,10 @@ def check_tree(
     n = graph.number_of_nodes()
     steps = n - 1 + n * (n - 1) // 2 - graph.number_of_edges()  # merges, then edges, a path can take
     paths = [tuple(path) for path in tree.open]
-    if (tree.nodes == 0) != (() in paths) or (tree.nodes == 0 and paths != [()]):
+    if (() in paths and (tree.nodes > 0 or len(paths) > 1)) or (tree.nodes == 0 and paths not in ([], [()])):
         raise InvalidParameterError(
-            f"{tree.nodes} nodes bounded, yet the open nodes {'do not hold' if tree.nodes == 0 else 'hold'} "
-            "the root alone"
+            f"{tree.nodes} nodes bounded, yet the open nodes are {len(paths)}"
+            f"{', the root among them' if () in paths else ''}: the root is open alone or not at all"
         )
     if len(set(paths)) < len(paths) or len(paths) > steps + 1 or any(len(path) > steps for path in paths):
         raise InvalidParameterError(f"the {len(paths)} open nodes are not those of a depth-first search")

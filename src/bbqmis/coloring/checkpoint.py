@@ -211,7 +211,7 @@ class Checkpoint:
         try:
             exhaustive = bool(self.settings.get("exhaustive", True))
             _check_state(document, self._nx_graph, exhaustive, self.settings.get("method", "bbq"))
-        except (_Corrupt, KeyError, TypeError, ValueError, IndexError, OverflowError) as exc:
+        except (_Corrupt, KeyError, TypeError, ValueError, IndexError, OverflowError, AttributeError) as exc:
             raise SearchError(f"{self.path}: checkpoint is corrupt: {_one_line(exc)}; remove it") from exc
         return {key: value for key, value in document.items() if key not in ("version", "graph", "checksum")}
 
@@ -672,6 +672,7 @@ def _read_price_tree(data: object, n: int) -> None:
         _int_in(color, 0, n - 1, "a colour of best")
     _int_in(data["root_bound"], 0, len(set(best)), "root_bound")
     _int_in(data["nodes"], 0, 2**63 - 1, "nodes")
+    _require(isinstance(data["improving_columns"], dict), "improving_columns must be an object")
     for name, count in data["improving_columns"].items():
         _int_in(count, 0, 2**63 - 1, f"improving_columns[{name!r}]")
     _check_counters(data["device"], "device")

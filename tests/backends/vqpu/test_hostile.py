@@ -23,7 +23,7 @@ from qpy_hostile import (
     raw_request,
     rss_bytes,
 )
-from vqpu_helpers import ghz, serve, spawn_server
+from vqpu_helpers import ghz, loopback_socket, serve, spawn_server
 
 from backends.vqpu.limits import SQLITE_INT_MAX
 from backends.vqpu.server import Limits
@@ -371,6 +371,31 @@ def test_blank_lines_after_an_answer_do_not_hold_the_connection(physical, tmp_pa
         sock.sendall(b"\r\n")
         assert sock.recv(1024) == b"" and 0.9 < time.monotonic() - tic < 3
         sock.close()
+
+
+def test_a_client_that_never_reads_its_answers_is_cut_off(physical, tmp_path):
+    """Pipelined requests whose answers are never read fill the server's write buffer: it aborts."""
+    requests = 2000
+    listener = loopback_socket()
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)  # inherited by accepted sockets
+    limits = Limits(max_read_seconds=1)
+    with serve(physical, tmp_path / "db.sqlite", sock=listener, limits=limits) as (_, url):
+        host, port = url.removeprefix("http://").split(":")
+        sock = socket.socket()
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # before connecting: a small window
+        sock.settimeout(3)
+        sock.connect((host, int(port)))
+        with contextlib.suppress(OSError):  # TimeoutError when the server stops reading, or its reset
+            sock.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n" * requests)
+        time.sleep(3)  # not reading, well past the limit
+        answers, tic = b"", time.monotonic()
+        with contextlib.suppress(OSError):
+            while chunk := sock.recv(65536):
+                answers += chunk
+        assert time.monotonic() - tic < 5  # the connection ended instead of serving every answer
+        assert answers.count(b"HTTP/1.1 200 ") < requests
+        sock.close()
+        assert_still_serving(url, headers={})
 
 
 def test_pipelined_and_kept_alive_requests_are_all_answered(physical, tmp_path):

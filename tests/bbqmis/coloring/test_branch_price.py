@@ -124,6 +124,16 @@ def test_the_state_is_handed_over_before_every_node_and_at_the_end():
             )
 
 
+def test_the_state_of_a_search_settled_before_its_root_resumes_to_the_same_answer():
+    graph = nx.mycielski_graph(4)
+    optimal = branch_and_price(graph, nx.greedy_color(graph), seed=0).coloring
+    settled = branch_and_price(graph, optimal, lower=chromatic_number(graph), seed=0)
+    assert settled.tree.nodes == 0 and settled.tree.open == []  # nothing to bound
+    check_tree(graph, settled.tree)
+    again = branch_and_price(graph, optimal, resume=settled.tree, seed=0)
+    assert again.stopped is None and again.num_colors == again.lower_bound == chromatic_number(graph)
+
+
 def test_a_root_cut_off_by_the_deadline_stays_the_root_on_resume():
     graph = nx.mycielski_graph(4)
     cut = branch_and_price(graph, nx.greedy_color(graph), deadline=time.perf_counter(), seed=0)
@@ -159,10 +169,11 @@ def test_a_corrupt_price_checkpoint_is_refused_with_its_name():
         ({"open": data["open"][:1]}, "its summary says 2"),
         ({"open": [[["merge", 0, 99]], *data["open"][1:]]}, "a step's vertex must be an integer"),
         ({"open": data["open"] * 2, "summary": {"open": 4}}, "not those of a depth-first search"),
-        ({"open": [[], data["open"][1]]}, "hold the root alone"),
+        ({"open": [[], data["open"][1]]}, "the root is open alone or not at all"),
         ({"open": [data["open"][1], data["open"][1] + [["differ", 1, 2]]]}, "below another open node"),
         ({"device": {"bogus": 1.0}}, "negative or unknown"),
         ({"improving_columns": {"anneal": 0.5}}, "improving_columns"),
+        ({"improving_columns": []}, "improving_columns must be an object"),
     ]:
         with pytest.raises(SearchError, match=f"run.ckpt: checkpoint is corrupt: .*{reason}"):
             restore_price({**data, **change}, graph, "run.ckpt")
