@@ -312,6 +312,10 @@ def test_unicode_job_names_and_keys_are_stored(physical, tmp_path):
     assert len({b.job for b in read_batches(tmp_path / "open.sqlite")}) == 3
 
 
+#: A complete ``GET /health`` request.
+HEALTH = b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n"
+
+
 # -- slow and many clients ------------------------------------------------------------------------
 def test_a_body_that_never_arrives_gets_408(physical, tmp_path):
     limits = Limits(max_read_seconds=1)
@@ -386,7 +390,7 @@ def test_a_client_that_never_reads_its_answers_is_cut_off(physical, tmp_path):
         sock.settimeout(3)
         sock.connect((host, int(port)))
         with contextlib.suppress(OSError):  # TimeoutError when the server stops reading, or its reset
-            sock.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n" * requests)
+            sock.sendall(HEALTH * requests)
         time.sleep(3)  # not reading, well past the limit
         answers, tic = b"", time.monotonic()
         with contextlib.suppress(OSError):
@@ -402,12 +406,12 @@ def test_pipelined_and_kept_alive_requests_are_all_answered(physical, tmp_path):
     limits = Limits(max_read_seconds=1)
     with serve(physical, tmp_path / "db.sqlite", limits=limits) as (_, url):
         sock = open_socket(url)
-        sock.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n" * 2)  # two heads in one packet
+        sock.sendall(HEALTH * 2)  # two heads in one packet
         answers = b""
         while answers.count(b"HTTP/1.1 200 ") < 2:
             answers += sock.recv(65536)
         time.sleep(1.5)  # idle longer than the head limit, shorter than the keep-alive timeout
-        sock.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+        sock.sendall(HEALTH)
         assert sock.recv(65536).startswith(b"HTTP/1.1 200 ")
         sock.close()
 
@@ -438,7 +442,7 @@ def test_many_concurrent_connections(physical, tmp_path):
 def answered_socket(url) -> socket.socket:
     """A kept-alive connection whose first request (``GET /health``) was answered 200."""
     sock = open_socket(url)
-    sock.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+    sock.sendall(HEALTH)
     assert sock.recv(65536).startswith(b"HTTP/1.1 200 ")
     return sock
 
