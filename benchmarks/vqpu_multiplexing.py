@@ -377,11 +377,16 @@ def _scale_client(url: str, index: int, batches: int, cpus: set[int] | None, bar
 
 
 def cpu_seconds(pid: int) -> float:
-    """CPU seconds (user + system) used so far by process ``pid`` and its child processes (Linux)."""
+    """CPU seconds (user + system) used so far by process ``pid`` and its child processes (Linux).
+
+    Children are looked up under every thread of ``pid``: a child started by a thread
+    (the server's decoder process) is listed under that thread only.
+    """
     ticks = os.sysconf("SC_CLK_TCK")
-    children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    tasks = Path(f"/proc/{pid}/task").iterdir()
+    children = [int(child) for task in tasks for child in (task / "children").read_text().split()]
     total = 0
-    for process in [pid, *map(int, children)]:
+    for process in [pid, *children]:
         fields = Path(f"/proc/{process}/stat").read_text().rsplit(")", 1)[1].split()
         total += int(fields[11]) + int(fields[12])  # utime, stime
     return total / ticks

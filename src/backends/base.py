@@ -28,7 +28,11 @@ from backends.errors import InvalidParameterError
 from backends.timing import TimingRecord, publish
 from backends.validation import check_nonnegative, check_positive_int, check_seed
 
-__all__ = ["QuantumBackend", "BaseBackend", "Execution", "Run", "counts_from_result"]
+__all__ = ["QuantumBackend", "BaseBackend", "Execution", "Run", "counts_from_result", "MAX_TIMINGS"]
+
+#: Records a backend keeps in ``timings`` at least; beyond twice as many the oldest are
+#: dropped, so a long-running process (a vQPU server) does not grow without bound.
+MAX_TIMINGS = 100_000
 
 
 @runtime_checkable
@@ -42,7 +46,9 @@ class QuantumBackend(Protocol):
     num_qubits : int
         Widest circuit the backend accepts.
     timings : list of TimingRecord
-        One record per execution (one :meth:`run` call), oldest first.
+        One record per execution (one :meth:`run` call), oldest first; a long-running
+        backend may keep only the most recent ones (at least :data:`MAX_TIMINGS`).
+        Totals of a piece of work come from :func:`~backends.timing.record_timings`.
 
     Examples
     --------
@@ -371,7 +377,8 @@ class BaseBackend(ABC):
 
         quantum_seconds = ended - started
         sleep_seconds = self.sleep_factor * quantum_seconds
-        time.sleep(sleep_seconds)
+        if sleep_seconds > 0:  # time.sleep(0) still costs a system call
+            time.sleep(sleep_seconds)
         record = TimingRecord(
             label=self.label,
             submitted=submitted,
@@ -384,6 +391,8 @@ class BaseBackend(ABC):
             shots=shots,
         )
         self.timings.append(record)
+        if len(self.timings) > 2 * MAX_TIMINGS:  # dropped in bulk: amortised O(1) per record
+            del self.timings[:-MAX_TIMINGS]
         publish(record)
         return Run(execution.counts, record)
 

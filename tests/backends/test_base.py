@@ -131,3 +131,11 @@ def test_transpile_leaves_the_callers_circuit_alone(aer):
     [native] = aer.transpile(circuit)
     assert native.num_clbits == circuit.num_clbits
     assert circuit.count_ops() == {"measure": 3, "x": 1}
+
+
+def test_a_long_running_backend_keeps_only_its_recent_timings(monkeypatch):
+    monkeypatch.setattr("backends.base.MAX_TIMINGS", 2)
+    backend = get_backend("null:2", seed=1)
+    runs = [backend.execute(measured_x(), shots=i + 1) for i in range(9)]
+    assert 2 <= len(backend.timings) <= 4  # never more than twice the bound
+    assert backend.timings == [run.timing for run in runs[-len(backend.timings) :]]

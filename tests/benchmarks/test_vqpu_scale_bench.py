@@ -1,8 +1,12 @@
 """Smoke test of ``vqpu_multiplexing.py --scale``: the vQPU server beside the do-nothing floor server."""
 
+import importlib.util
 import json
+import os
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -46,3 +50,31 @@ def test_a_bad_argument_is_one_line_and_exit_2(argument, message):
     )
     assert result.returncode == 2 and message in result.stderr.splitlines()[-1]
     assert "Traceback" not in result.stderr
+
+
+BURN = "import time\nt = time.process_time()\nwhile time.process_time() - t < 0.5: pass\ntime.sleep(60)"
+
+
+@pytest.mark.timeout(60)
+def test_cpu_seconds_counts_a_child_started_by_a_thread():
+    spec = importlib.util.spec_from_file_location("vqpu_multiplexing", SCRIPT)
+    benchmark = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(benchmark)
+    children, done = [], threading.Event()
+
+    def start_and_stay():  # a child stays listed under its thread while the thread lives
+        children.append(subprocess.Popen([sys.executable, "-c", BURN]))
+        done.wait(30)
+
+    thread = threading.Thread(target=start_and_stay)
+    before, own = benchmark.cpu_seconds(os.getpid()), time.process_time()
+    thread.start()
+    try:
+        time.sleep(2.0)  # the child burns 0.5 CPU seconds, then sleeps
+        used = benchmark.cpu_seconds(os.getpid()) - before - (time.process_time() - own)
+    finally:
+        done.set()
+        thread.join()
+        children[0].kill()
+        children[0].wait()
+    assert used >= 0.4  # the child's CPU, listed under the thread that started it

@@ -16,6 +16,7 @@ plus the emulated latency; decoding and transpiling are stored apart as
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import logging
 import threading
@@ -27,16 +28,13 @@ from backends.timing import record_timings
 from backends.validation import check_nonnegative
 from backends.vqpu.accounting import Ledger, Quotas, usage_of
 from backends.vqpu.policies import Policy, make_policy
-from backends.vqpu.store import Batch, Store
+from backends.vqpu.store import Batch, Queued, Store
 from backends.vqpu.tokens import Caller
 from backends.vqpu.wire import decode_circuits
 
 __all__ = ["BatchExecutor"]
 
 log = logging.getLogger("backends.vqpu")
-
-#: Seconds the idle loop sleeps before looking at the store again when nobody wakes it.
-IDLE_POLL = 1.0
 
 
 class BatchExecutor:
@@ -104,6 +102,8 @@ class BatchExecutor:
         self.quotas = quotas or Quotas()
         self.ledger = ledger if ledger is not None else Ledger()
         self._on_finish = on_finish
+        self._queue: list[Queued] = []  # the store's queued batches, in id order
+        self._queue_lock = threading.Lock()
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -127,7 +127,7 @@ class BatchExecutor:
         ...                         circuits=1, qubits=2, shots=100, seed=1, submitted=0.0)
         >>> finished = threading.Event()
         >>> executor = BatchExecutor(NullBackend(seed=1), store, on_finish=lambda _: finished.set())
-        >>> executor.start(); executor.wake()
+        >>> executor.start()  # runs what the store has queued
         >>> finished.wait(30), store.get(batch.id).status
         (True, 'done')
         >>> executor.stop()
@@ -135,11 +135,15 @@ class BatchExecutor:
         """
         if requeued := self.store.requeue_interrupted():
             log.warning("re-queued %d batches interrupted by the previous server", requeued)
+        with self._queue_lock:
+            self._queue = sorted({*self._queue, *self.store.queued()})
         self._thread = threading.Thread(target=self._loop, name="vqpu-executor", daemon=True)
         self._thread.start()
 
-    def wake(self) -> None:
-        """Tell the executor that a batch was queued.
+    def enqueue(self, batch: Batch) -> None:
+        """Queue a batch that was just accepted into the store, and wake the executor.
+
+        Batches queued in the store before :meth:`start` are found there by it.
 
         Examples
         --------
@@ -152,18 +156,20 @@ class BatchExecutor:
         >>> from backends.vqpu.wire import encode_circuits
         >>> folder = tempfile.TemporaryDirectory()
         >>> store = Store(Path(folder.name) / "vqpu.db")
+        >>> finished = threading.Event()
+        >>> executor = BatchExecutor(NullBackend(seed=1), store, on_finish=lambda _: finished.set())
+        >>> executor.start()  # nothing queued: the executor sleeps until a batch is queued
         >>> circuit = QuantumCircuit(2, 2); _ = circuit.measure([0, 1], [0, 1])
         >>> batch, _ = store.accept(job="j", user="u", key="k", payload=encode_circuits([circuit]).encode(),
         ...                         circuits=1, qubits=2, shots=100, seed=1, submitted=0.0)
-        >>> finished = threading.Event()
-        >>> executor = BatchExecutor(NullBackend(seed=1), store, on_finish=lambda _: finished.set())
-        >>> executor.start()
-        >>> executor.wake()  # runs the queued batch without waiting for the idle poll
-        >>> finished.wait(30)
-        True
+        >>> executor.enqueue(batch)
+        >>> finished.wait(30), store.get(batch.id).status
+        (True, 'done')
         >>> executor.stop()
         >>> store.close(); folder.cleanup()
         """
+        with self._queue_lock:
+            bisect.insort(self._queue, Queued(batch.id, batch.job, batch.submitted))
         self._wake.set()
 
     def stop(self) -> None:
@@ -195,14 +201,22 @@ class BatchExecutor:
             self._thread.join()
 
     def _loop(self) -> None:
-        """Run the batch the policy picks until stopped; sleep until woken when none is queued."""
+        """Run the batch the policy picks until stopped; sleep until a batch is queued when none is."""
         while not self._stop.is_set():
             self._wake.clear()
-            queue = self.store.queued()
-            if not queue:
-                self._wake.wait(IDLE_POLL)
+            if (batch_id := self._next()) is None:
+                self._wake.wait()
                 continue
-            self.run_batch(self.policy.choose(queue, now=time.time()))
+            self.run_batch(batch_id)
+
+    def _next(self) -> int | None:
+        """Take the batch the policy picks off the queue; None when the queue is empty."""
+        with self._queue_lock:
+            if not self._queue:
+                return None
+            batch_id = self.policy.choose(self._queue, now=time.time())
+            del self._queue[bisect.bisect_left(self._queue, batch_id, key=lambda queued: queued.id)]
+        return batch_id
 
     def run_batch(self, batch_id: int) -> None:
         """Run one stored batch and store its outcome; errors fail the batch, not the executor.

@@ -84,7 +84,8 @@ class Policy:
         >>> policy.choose(queue, now=0.0), policy.choose(queue[1:], now=0.0)
         (1, 3)
         """
-        overdue = [b for b in queue if self.max_wait is not None and now - b.submitted > self.max_wait]
+        bound = self.max_wait
+        overdue = [b for b in queue if now - b.submitted > bound] if bound is not None else []
         if overdue:
             chosen = min(overdue, key=lambda b: (b.submitted, b.id))
         elif self.name == "round-robin":

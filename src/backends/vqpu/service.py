@@ -419,7 +419,8 @@ class VQPUService:
             )
         except QueueFullError as exc:
             raise APIError(429, "queue_full", str(exc)) from None
-        self._executor.wake()
+        if created:
+            self._executor.enqueue(batch)
         return batch.to_json(), created
 
     def _batch_of(self, job: str, batch_id: int) -> Batch:

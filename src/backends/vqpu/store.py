@@ -1,9 +1,10 @@
 """SQLite store of the vQPU server: accepted batches, their timestamps and results.
 
-The datasette way: one writer thread owns the only write connection and runs each
-queued write inside ``BEGIN IMMEDIATE``; reads use read-only per-thread
-connections; every value is a bound parameter. A write that fails raises in its
-caller and the writer keeps running.
+One write connection, used by one thread at a time under a lock, runs each write
+inside ``BEGIN IMMEDIATE`` on the thread that asks for it (a hand-over to a writer
+thread cost more than the writes themselves); reads use read-only per-thread
+connections in WAL mode, so they never wait for a write; every value is a bound
+parameter. A write that fails raises in its caller and is rolled back.
 
 Schema (one row per accepted batch)::
 
@@ -23,11 +24,9 @@ earlier versions get the last two columns added when opened (each job its own us
 from __future__ import annotations
 
 import json
-import queue
 import sqlite3
 import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
@@ -65,9 +64,6 @@ CREATE INDEX IF NOT EXISTS batches_status ON batches (status, id);
 
 #: Columns added since the first schema, with their definitions, for opening older databases.
 _ADDED_COLUMNS = {"user": "TEXT NOT NULL DEFAULT ''", "transpile_seconds": "REAL"}
-
-#: A queued write: the function to run on the write connection and the future of its result.
-_Write = tuple[Callable[[sqlite3.Connection], T], Future[T]]
 
 _COLUMNS = (
     "id, job, key, circuits, qubits, shots, seed, status, submitted, started, ended, "
@@ -182,7 +178,7 @@ class Batch:
 
 
 class Store:
-    """SQLite store with one writer thread and read-only per-thread readers.
+    """SQLite store with one locked write connection and read-only per-thread readers.
 
     Parameters
     ----------
@@ -209,43 +205,16 @@ class Store:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        self._writes: queue.Queue[_Write[Any] | None] = queue.Queue()
         self._local = threading.local()
-        ready: Future[None] = Future()
-        self._writer = threading.Thread(
-            target=self._write_loop, args=(ready,), name="vqpu-db-writer", daemon=True
-        )
-        self._writer.start()
-        ready.result()
+        self._lock = threading.Lock()  # serialises the writes on the one write connection
+        self._conn: sqlite3.Connection | None = _open_for_writing(self.path)
 
-    # -- writer ---------------------------------------------------------------------------------
-    def _write_loop(self, ready: Future[None]) -> None:
-        try:
-            conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")
-            conn.executescript(_SCHEMA)
-            _add_missing_columns(conn)
-        except Exception as exc:  # noqa: BLE001 - handed to the constructor
-            ready.set_exception(exc)
-            return
-        ready.set_result(None)
-        while (task := self._writes.get()) is not None:
-            fn, future = task
-            try:
-                conn.execute("BEGIN IMMEDIATE")
-                result = fn(conn)
-                conn.execute("COMMIT")
-            except BaseException as exc:  # noqa: BLE001 - the caller gets it, the writer goes on
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
-                future.set_exception(exc)
-            else:
-                future.set_result(result)
-        conn.close()
-
+    # -- writes ---------------------------------------------------------------------------------
     def write(self, fn: Callable[[sqlite3.Connection], T]) -> T:
-        """Run ``fn(connection)`` in one ``BEGIN IMMEDIATE`` transaction on the writer thread.
+        """Run ``fn(connection)`` in one ``BEGIN IMMEDIATE`` transaction, one write at a time.
+
+        The write runs on the calling thread, holding the store's lock: writes are short,
+        and a hand-over to a writer thread would cost more than most of them.
 
         Returns
         -------
@@ -255,7 +224,9 @@ class Store:
         Raises
         ------
         Exception
-            Whatever ``fn`` raised; the transaction is rolled back and the writer keeps running.
+            Whatever ``fn`` raised; the transaction is rolled back and the store stays usable.
+        sqlite3.ProgrammingError
+            If the store is closed.
 
         Examples
         --------
@@ -267,12 +238,22 @@ class Store:
         (0,)
         >>> store.close(); folder.cleanup()
         """
-        future: Future[T] = Future()
-        self._writes.put((fn, future))
-        return future.result()
+        with self._lock:
+            if self._conn is None:
+                raise sqlite3.ProgrammingError(f"the store {self.path} is closed")
+            conn = self._conn
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                result = fn(conn)
+                conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+            return result
 
     def close(self) -> None:
-        """Stop the writer thread after the queued writes; safe to call twice.
+        """Close the write connection once the running write is done; safe to call twice.
 
         Examples
         --------
@@ -283,9 +264,10 @@ class Store:
         >>> store.close()
         >>> store.close(); folder.cleanup()  # a second close is harmless
         """
-        if self._writer.is_alive():
-            self._writes.put(None)
-            self._writer.join()
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
 
     # -- readers --------------------------------------------------------------------------------
     def _reader(self) -> sqlite3.Connection:
@@ -576,6 +558,20 @@ class Queued(NamedTuple):
     id: int
     job: str
     submitted: float
+
+
+def _open_for_writing(path: Path) -> sqlite3.Connection:
+    """The store's write connection: WAL journal, schema created or brought up to date."""
+    conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    try:
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.executescript(_SCHEMA)
+        _add_missing_columns(conn)
+    except BaseException:
+        conn.close()
+        raise
+    return conn
 
 
 def _add_missing_columns(conn: sqlite3.Connection) -> None:

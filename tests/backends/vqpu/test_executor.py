@@ -135,18 +135,28 @@ def test_start_requeues_what_a_dead_server_left_running(store):
     assert (batch.status, batch.runs) == ("done", 2)
 
 
-def test_wake_starts_a_new_batch_without_waiting_for_the_idle_poll(store, monkeypatch):
-    monkeypatch.setattr("backends.vqpu.executor.IDLE_POLL", 30.0)
+def test_a_batch_queued_while_running_starts_at_once(store):
     done = threading.Event()
     executor = BatchExecutor(Recorder(), store, on_finish=lambda batch_id: done.set())
     executor.start()
     try:
         time.sleep(0.05)  # the loop found nothing and sleeps
-        queue(store, 4)
-        executor.wake()
-        assert done.wait(5), "the woken executor did not run the batch"
+        batch_id = queue(store, 4)
+        assert not done.wait(0.2), "the executor polls the store: it ran a batch not queued with it"
+        executor.enqueue(store.get(batch_id))
+        assert done.wait(5), "the executor did not run the queued batch"
     finally:
         executor.stop()
+
+
+def test_batches_queued_before_the_start_are_not_run_twice(store):
+    finished = []
+    executor = BatchExecutor(Recorder(), store, on_finish=finished.append)
+    first = queue(store, 1)
+    executor.enqueue(store.get(first))  # queued with the executor and in the store before the start
+    second = queue(store, 2)
+    run_until(executor, finished, 2)
+    assert finished == [first, second] and store.get(first).runs == 1
 
 
 def test_stop_is_safe_twice_and_before_start(store):
