@@ -64,6 +64,9 @@ __all__ = ["GREEDY_STRATEGIES", "SPECTRAL_MAX_NODES", "ComponentOutcome", "Searc
 
 #: Greedy colourings whose best is the first incumbent: DSATUR, and two networkx strategies.
 GREEDY_STRATEGIES = ("DSATUR", "largest_first", "smallest_last")
+
+#: Phases of ``ComponentOutcome.how`` that are tree searches (branch-and-bound, branch-and-price).
+TREE_METHODS = ("search", "price")
 #: Largest core whose spectral bounds are computed (a dense eigendecomposition, O(n^3)).
 SPECTRAL_MAX_NODES = 1500
 #: Share of the time left that the clique search may use.
@@ -132,7 +135,8 @@ class ComponentOutcome:
         A proven lower bound on the component's chromatic number.
     how : str
         ``"easy:<class>"``, ``"bounds"`` (incumbent meets the bound), ``"dominated"`` (no
-        better than another component's bound needs), or ``"search:<stop reason>"``.
+        better than another component's bound needs), ``"search:<stop reason>"`` or
+        ``"price"`` / ``"price:<limit>"`` (the trees of :data:`TREE_METHODS`).
     stopped : str or None
         The limit that stopped the tree search, if one did.
     stats : dict
@@ -163,6 +167,17 @@ class ComponentOutcome:
     def num_colors(self) -> int:
         """Colours used."""
         return len(set(self.coloring.values()))
+
+    @property
+    def searched(self) -> bool:
+        """Whether a tree (branch-and-bound or branch-and-price) settled the component.
+
+        Examples
+        --------
+        >>> ComponentOutcome({}, 0, "search:time").searched, ComponentOutcome({}, 0, "bounds").searched
+        (True, False)
+        """
+        return self.how.partition(":")[0] in TREE_METHODS
 
     def to_json(self, index: dict[Hashable, int]) -> dict[str, Any]:
         """JSON-ready form, vertices as their positions in ``index``.

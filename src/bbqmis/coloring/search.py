@@ -237,7 +237,7 @@ def color_graph(
         stopped = done[i].stopped is not None
         if not stopped:
             current["tree"] = None
-            if done[i].how.startswith(("search", "price")):  # a finished tree: save its component
+            if done[i].searched:  # a finished tree: save its component
                 save()
     save()
     report({"phase": "done"})
@@ -293,10 +293,9 @@ def _stats(
         key: sum(o.stats.get("node_lp", {}).get(key, 0) for o in searched)
         for key in ("nodes", "raised", "pruned", "seconds", "columns_from_tree")
     }
-    how = [outcome.how for outcome in outcomes]
     stats.update(
         components=len(outcomes),
-        settled_without_search=sum(not h.startswith(("search", "price")) for h in how),
+        settled_without_search=sum(not outcome.searched for outcome in outcomes),
         root_lower_bound=max((max(o.stats["root_bounds"].values()) for o in searched), default=0),
         initial_colors=max((int(o.stats.get("initial_colors", 0)) for o in searched), default=0),
         stop_reason=stopped or ("bounds_met" if optimal else "exhausted"),
