@@ -74,9 +74,9 @@ sys.path.insert(0, str(ROOT / "benchmarks"))  # vqpu_paper, also when this file 
 
 from vqpu_paper import GRAPH  # noqa: E402
 
+from backends.arguments import integer, real  # noqa: E402
 from backends.vqpu.report import sharing_slowdowns, summarize  # noqa: E402
 from backends.vqpu.store import read_batches  # noqa: E402
-from bbqmis.coloring.cli import integer, real  # noqa: E402
 
 ServerCommand = Callable[..., list[str]]
 

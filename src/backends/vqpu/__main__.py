@@ -13,7 +13,9 @@ import os
 import sys
 from typing import NoReturn
 
+from backends.arguments import integer, real
 from backends.errors import BackendError
+from backends.vqpu.limits import SQLITE_INT_MAX
 
 __all__ = ["main"]
 
@@ -43,28 +45,10 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
-def _positive_int(text: str) -> int:
-    """Argument type: an integer >= 1."""
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text}")
-    return value
-
-
-def _positive_seconds(text: str) -> float:
-    """Argument type: seconds > 0, finite."""
-    value = float(text)
-    if not 0 < value < float("inf"):
-        raise argparse.ArgumentTypeError(f"must be > 0 seconds, got {text}")
-    return value
-
-
-def _seconds(text: str) -> float:
-    """Argument type: seconds >= 0."""
-    value = float(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0 seconds, got {text}")
-    return value
+#: Argument types: counts up to SQLite's 64-bit integers, seconds up to about 31 years.
+COUNT = integer(1, SQLITE_INT_MAX)
+SECONDS = real(0.0, 1e9)
+POSITIVE_SECONDS = real(1e-3, 1e9)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -94,7 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _add_serve_arguments(serve: argparse.ArgumentParser) -> None:
     """Options of ``serve``; the limits default to those of :class:`~backends.vqpu.limits.Limits`."""
     serve.add_argument("--backend", required=True, help="physical backend spec, e.g. aer, iqm-fake:adonis")
-    serve.add_argument("--port", type=int, required=True, help="TCP port (0 < P < 65536)")
+    serve.add_argument("--port", type=integer(1, 65535), required=True, help="TCP port (0 < P < 65536)")
     serve.add_argument("--host", default="127.0.0.1", help="address to bind (default %(default)s)")
     serve.add_argument(
         "--token-file", help="file with one 'name token [user]' line per job; absent: open mode"
@@ -106,69 +90,67 @@ def _add_serve_arguments(serve: argparse.ArgumentParser) -> None:
         help="order of the queued batches: arrival order, or fair share between jobs (default %(default)s)",
     )
     serve.add_argument(
-        "--max-wait", type=_seconds, help="seconds after which a waiting batch goes first (default: no bound)"
+        "--max-wait", type=SECONDS, help="seconds after which a waiting batch goes first (default: no bound)"
     )
     serve.add_argument(
-        "--job-quota", type=_seconds, help="device seconds each job (token) may use (default: no quota)"
+        "--job-quota", type=SECONDS, help="device seconds each job (token) may use (default: no quota)"
     )
     serve.add_argument(
         "--user-quota",
-        type=_seconds,
+        type=SECONDS,
         help="device seconds each user may use over all jobs (default: no quota)",
     )
     serve.add_argument("--db", default="vqpu.sqlite", help="SQLite accounting database (default %(default)s)")
     serve.add_argument(
         "--latency",
-        type=_seconds,
+        type=SECONDS,
         default=0.0,
         help="emulated device seconds per circuit (default %(default)s)",
     )
     serve.add_argument(
-        "--max-shots", type=_positive_int, default=100_000, help="shots per circuit (default %(default)s)"
+        "--max-shots", type=COUNT, default=100_000, help="shots per circuit (default %(default)s)"
     )
     serve.add_argument(
-        "--max-circuits", type=_positive_int, default=1_000, help="circuits per batch (default %(default)s)"
+        "--max-circuits", type=COUNT, default=1_000, help="circuits per batch (default %(default)s)"
     )
     serve.add_argument(
         "--max-queue",
-        type=_positive_int,
+        type=COUNT,
         default=1_000,
         help="batches queued or running (default %(default)s)",
     )
     serve.add_argument(
         "--max-payload",
-        type=_positive_int,
+        type=COUNT,
         default=8 * 2**20,
         help="request body bytes (default %(default)s)",
     )
-    serve.add_argument("--max-qubits", type=_positive_int, help="default: the backend's qubits")
+    serve.add_argument("--max-qubits", type=COUNT, help="default: the backend's qubits")
+    serve.add_argument("--max-clbits", type=COUNT, default=1_024, help="per circuit (default %(default)s)")
     serve.add_argument(
-        "--max-clbits", type=_positive_int, default=1_024, help="per circuit (default %(default)s)"
-    )
-    serve.add_argument(
-        "--max-instructions", type=_positive_int, default=10_000, help="per circuit (default %(default)s)"
+        "--max-instructions", type=COUNT, default=10_000, help="per circuit (default %(default)s)"
     )
     serve.add_argument(
         "--max-decode-bytes",
-        type=_positive_int,
+        type=COUNT,
         default=2**30,
         help="memory the decoder process may use for one batch (default %(default)s)",
     )
     serve.add_argument(
         "--max-decode-seconds",
-        type=_positive_seconds,
+        type=POSITIVE_SECONDS,
         default=10.0,
         help="time the decoder process may use for one batch (default %(default)s)",
     )
     serve.add_argument(
         "--max-read-seconds",
-        type=_positive_seconds,
+        type=POSITIVE_SECONDS,
         default=10.0,
         help="time a client has to send a request head, and again its body (default %(default)s)",
     )
     serve.add_argument(
         "--max-connections",
-        type=_positive_int,
+        type=COUNT,
         default=512,
         help="connections and requests at once, 503 beyond (default %(default)s)",
     )
@@ -177,7 +159,7 @@ def _add_serve_arguments(serve: argparse.ArgumentParser) -> None:
     )
     serve.add_argument(
         "--threads",
-        type=_positive_int,
+        type=COUNT,
         default=1,
         help="OpenMP threads of a simulator backend (default %(default)s: batches run one at a time, and "
         "idle spinning threads would steal cores from the server and its clients)",
@@ -195,18 +177,18 @@ def _add_report_arguments(report: argparse.ArgumentParser) -> None:
 def _add_probe_arguments(probe: argparse.ArgumentParser) -> None:
     """Options of ``probe``."""
     probe.add_argument("--url", required=True, help="server address, http://127.0.0.1:PORT")
-    probe.add_argument("--shots", type=_positive_int, default=100, help="shots (default %(default)s)")
-    probe.add_argument("--qubits", type=_positive_int, default=2, help="GHZ width (default %(default)s)")
+    probe.add_argument("--shots", type=COUNT, default=100, help="shots (default %(default)s)")
+    probe.add_argument("--qubits", type=COUNT, default=2, help="GHZ width (default %(default)s)")
     probe.add_argument(
-        "--repeat", type=_positive_int, default=1, help="circuits run one after another (default %(default)s)"
+        "--repeat", type=COUNT, default=1, help="circuits run one after another (default %(default)s)"
     )
     probe.add_argument(
         "--sleep-factor",
-        type=float,
+        type=real(0.0, 1e3),
         default=0.0,
         help="sleep A x quantum time after each run (default %(default)s)",
     )
-    probe.add_argument("--seed", type=int)
+    probe.add_argument("--seed", type=integer(0, SQLITE_INT_MAX))
     probe.add_argument("--token", help="job token (default: environment VQPU_TOKEN)")
 
 
@@ -227,8 +209,6 @@ def _serve(args: argparse.Namespace) -> int:
         uvicorn_config,
     )
 
-    if not 0 < args.port < 65536:
-        raise ValueError(f"--port must be in 1..65535, got {args.port}")
     tokens = TokenBook(args.token_file) if args.token_file else None
     limits = Limits(
         max_payload_bytes=args.max_payload,

@@ -22,17 +22,16 @@ import argparse
 import dataclasses
 import importlib.metadata
 import json
-import math
 import os
 import signal
 import sys
 import traceback
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
 
 import networkx as nx
 
+from backends.arguments import integer, real
 from backends.errors import BackendError, InvalidParameterError
 from backends.progress import ProgressLine
 
@@ -81,56 +80,6 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"bbqmis: error: {' '.join(message.split())}\n")
-
-
-def integer(low: int, high: int) -> Callable[[str], int]:
-    """An argparse type: an integer in ``[low, high]`` (no float, no exponent).
-
-    Examples
-    --------
-    >>> integer(1, 10)("7")
-    7
-    >>> integer(1, 10)("1e3")
-    Traceback (most recent call last):
-    ...
-    argparse.ArgumentTypeError: must be an integer in [1, 10], got '1e3'
-    """
-
-    def convert(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            value = None
-        if value is None or not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"must be an integer in [{low}, {high}], got {text!r}")
-        return value
-
-    return convert
-
-
-def real(low: float, high: float) -> Callable[[str], float]:
-    """An argparse type: a finite number in ``[low, high]``.
-
-    Examples
-    --------
-    >>> real(0, 1)("0.25")
-    0.25
-    >>> real(0, 1)("nan")
-    Traceback (most recent call last):
-    ...
-    argparse.ArgumentTypeError: must be a number in [0, 1], got 'nan'
-    """
-
-    def convert(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            value = math.nan
-        if not (math.isfinite(value) and low <= value <= high):
-            raise argparse.ArgumentTypeError(f"must be a number in [{low:.15g}, {high:.15g}], got {text!r}")
-        return value
-
-    return convert
 
 
 def build_parser() -> argparse.ArgumentParser:

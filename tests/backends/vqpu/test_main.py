@@ -28,15 +28,36 @@ def test_help_has_examples():
     ("argv", "message"),
     [
         (["serve", "--port", "1"], "the following arguments are required: --backend"),
-        (["serve", "--backend", "aer", "--port", "1", "--latency", "-1"], "must be >= 0 seconds, got -1"),
+        (
+            ["serve", "--backend", "aer", "--port", "1", "--latency", "-1"],
+            "must be a number in [0, 1000000000], got '-1'",
+        ),
+        (
+            ["serve", "--backend", "aer", "--port", "1", "--max-wait", "nan"],
+            "--max-wait: must be a number in",
+        ),
+        (
+            ["serve", "--backend", "aer", "--port", "1", "--max-shots", "1e3"],
+            "--max-shots: must be an integer in",
+        ),
+        (
+            ["probe", "--url", "http://127.0.0.1:1", "--sleep-factor", "inf"],
+            "--sleep-factor: must be a number in",
+        ),
         (["serve", "--backend", "nope", "--port", "8765"], "unknown backend spec 'nope'"),
         (["serve", "--backend", "aer", "--port", "8765", "--token-file", "/nonexistent/t"], "No such file"),
-        (["serve", "--backend", "aer", "--port", "70000"], "--port must be in 1..65535, got 70000"),
+        (
+            ["serve", "--backend", "aer", "--port", "70000"],
+            "--port: must be an integer in [1, 65535], got '70000'",
+        ),
         (
             ["serve", "--backend", "aer", "--port", "1", "--max-read-seconds", "0"],
-            "must be > 0 seconds, got 0",
+            "--max-read-seconds: must be a number in [0.001, 1000000000], got '0'",
         ),
-        (["serve", "--backend", "aer", "--port", "1", "--max-decode-seconds", "inf"], "must be > 0 seconds"),
+        (
+            ["serve", "--backend", "aer", "--port", "1", "--max-decode-seconds", "inf"],
+            "must be a number in [0.001",
+        ),
         (["report", "--db", "/nonexistent.sqlite"], "no accounting database at /nonexistent.sqlite"),
         (["probe", "--url", "localhost:1"], "must start with http:// or https://"),
     ],
@@ -87,7 +108,7 @@ def test_counts_must_be_positive(option, capsys):
     with pytest.raises(SystemExit) as exit_info:
         build_parser().parse_args([*command.split(), option, "0"])
     assert exit_info.value.code == 2
-    assert f"argument {option}: must be a positive integer, got 0" in capsys.readouterr().err
+    assert f"argument {option}: must be an integer in [1, {2**63 - 1}], got '0'" in capsys.readouterr().err
 
 
 def test_probe_prints_counts_and_timing_records(physical, tmp_path, capsys):
