@@ -377,19 +377,31 @@ def _scale_client(url: str, index: int, batches: int, cpus: set[int] | None, bar
 
 
 def cpu_seconds(pid: int) -> float:
-    """CPU seconds (user + system) used so far by process ``pid`` and its child processes (Linux).
+    """CPU seconds (user + system) used so far by process ``pid`` and its live child processes (Linux).
 
     Children are looked up under every thread of ``pid``: a child started by a thread
     (the server's decoder process) is listed under that thread only.
     """
-    ticks = os.sysconf("SC_CLK_TCK")
-    tasks = Path(f"/proc/{pid}/task").iterdir()
-    children = [int(child) for task in tasks for child in (task / "children").read_text().split()]
-    total = 0
-    for process in [pid, *children]:
-        fields = Path(f"/proc/{process}/stat").read_text().rsplit(")", 1)[1].split()
-        total += int(fields[11]) + int(fields[12])  # utime, stime
-    return total / ticks
+    total = sum(map(_cpu_ticks, [pid, *_children(pid)]))
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def _children(pid: int) -> list[int]:
+    """The live child processes of ``pid``, under whichever of its threads started them."""
+    children = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        with contextlib.suppress(FileNotFoundError):  # a thread that just ended
+            children.extend(map(int, (task / "children").read_text().split()))
+    return children
+
+
+def _cpu_ticks(pid: int) -> int:
+    """Clock ticks of CPU (user + system) used by the live process ``pid``; 0 once it is gone."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except FileNotFoundError:
+        return 0
+    return int(fields[11]) + int(fields[12])  # utime, stime
 
 
 def scale(server: Server, clients: int = 64, batches: int = 20, client_cpus: set[int] | None = None) -> dict:
@@ -401,19 +413,21 @@ def scale(server: Server, clients: int = 64, batches: int = 20, client_cpus: set
     inside the server, from its ``Server-Timing`` answer (``server_median_ms``): the
     difference is the clients' own time and the network's, which includes waiting for a
     core when the clients outnumber the cores. Throughput is all timed batches over the
-    span from the first start to the last end. ``client_cpus``: the CPUs the clients run on.
+    span from the first start to the last end, and the server's CPU (its decoder process
+    included) is counted over the same span. ``client_cpus``: the CPUs the clients run on.
     """
     import multiprocessing
 
     context = multiprocessing.get_context("spawn")
-    barrier, results = context.Barrier(clients), context.Queue()
+    barrier, results = context.Barrier(clients + 1), context.Queue()  # the clients and this process
     processes = [
         context.Process(target=_scale_client, args=(server.url, i, batches, client_cpus, barrier, results))
         for i in range(clients)
     ]
-    cpu_before = cpu_seconds(server.process.pid)  # the server's start-up is not per-batch work
     for process in processes:
         process.start()
+    barrier.wait(timeout=600)  # every client warmed up: the timed batches start now
+    cpu_before = cpu_seconds(server.process.pid)
     records = [results.get(timeout=600) for _ in processes]
     cpu = cpu_seconds(server.process.pid) - cpu_before
     for process in processes:
@@ -429,8 +443,8 @@ def scale(server: Server, clients: int = 64, batches: int = 20, client_cpus: set
         "server_median_ms": 1e3 * statistics.median(inside),
         "server_p90_ms": 1e3 * statistics.quantiles(inside, n=10)[-1],
         "batches_per_second": len(samples) / span,
-        # the server's CPU (decoder process included) per batch, warm-up batches included
-        "server_cpu_ms_per_batch": 1e3 * cpu / (len(samples) + clients),
+        # the server's CPU (decoder process included) per timed batch, over the timed span
+        "server_cpu_ms_per_batch": 1e3 * cpu / len(samples),
     }
 
 

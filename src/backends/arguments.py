@@ -17,6 +17,16 @@ __all__ = ["integer", "real"]
 def integer(low: int, high: int) -> Callable[[str], int]:
     """An argparse type: an integer in ``[low, high]`` (no float, no exponent).
 
+    Parameters
+    ----------
+    low, high : int
+        Smallest and largest value accepted.
+
+    Returns
+    -------
+    callable
+        Text -> int; raises :class:`argparse.ArgumentTypeError` naming the range.
+
     Examples
     --------
     >>> integer(1, 10)("7")
@@ -41,6 +51,16 @@ def integer(low: int, high: int) -> Callable[[str], int]:
 
 def real(low: float, high: float) -> Callable[[str], float]:
     """An argparse type: a finite number in ``[low, high]``.
+
+    Parameters
+    ----------
+    low, high : float
+        Smallest and largest value accepted (``nan`` and infinities never are).
+
+    Returns
+    -------
+    callable
+        Text -> float; raises :class:`argparse.ArgumentTypeError` naming the range.
 
     Examples
     --------

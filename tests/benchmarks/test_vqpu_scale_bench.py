@@ -52,7 +52,10 @@ def test_a_bad_argument_is_one_line_and_exit_2(argument, message):
     assert "Traceback" not in result.stderr
 
 
-BURN = "import time\nt = time.process_time()\nwhile time.process_time() - t < 0.5: pass\ntime.sleep(60)"
+BURN = (
+    "import time\nt = time.process_time()\nwhile time.process_time() - t < 0.5: pass\n"
+    "print('burnt', flush=True)\ntime.sleep(60)"
+)
 
 
 @pytest.mark.timeout(60)
@@ -63,18 +66,20 @@ def test_cpu_seconds_counts_a_child_started_by_a_thread():
     children, done = [], threading.Event()
 
     def start_and_stay():  # a child stays listed under its thread while the thread lives
-        children.append(subprocess.Popen([sys.executable, "-c", BURN]))
-        done.wait(30)
+        children.append(subprocess.Popen([sys.executable, "-c", BURN], stdout=subprocess.PIPE, text=True))
+        done.wait(50)
 
     thread = threading.Thread(target=start_and_stay)
     before, own = benchmark.cpu_seconds(os.getpid()), time.process_time()
     thread.start()
     try:
-        time.sleep(2.0)  # the child burns 0.5 CPU seconds, then sleeps
+        while not children:
+            time.sleep(0.01)
+        assert children[0].stdout.readline() == "burnt\n"  # 0.5 CPU seconds used, now it sleeps
         used = benchmark.cpu_seconds(os.getpid()) - before - (time.process_time() - own)
     finally:
         done.set()
         thread.join()
         children[0].kill()
-        children[0].wait()
+        children[0].communicate()
     assert used >= 0.4  # the child's CPU, listed under the thread that started it

@@ -46,9 +46,9 @@ class _Parser(argparse.ArgumentParser):
 
 
 #: Argument types: counts up to SQLite's 64-bit integers, seconds up to about 31 years.
-COUNT = integer(1, SQLITE_INT_MAX)
-SECONDS = real(0.0, 1e9)
-POSITIVE_SECONDS = real(1e-3, 1e9)
+_COUNT = integer(1, SQLITE_INT_MAX)
+_SECONDS = real(0.0, 1e9)
+_POSITIVE_SECONDS = real(1e-3, 1e9)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -90,67 +90,67 @@ def _add_serve_arguments(serve: argparse.ArgumentParser) -> None:
         help="order of the queued batches: arrival order, or fair share between jobs (default %(default)s)",
     )
     serve.add_argument(
-        "--max-wait", type=SECONDS, help="seconds after which a waiting batch goes first (default: no bound)"
+        "--max-wait", type=_SECONDS, help="seconds after which a waiting batch goes first (default: no bound)"
     )
     serve.add_argument(
-        "--job-quota", type=SECONDS, help="device seconds each job (token) may use (default: no quota)"
+        "--job-quota", type=_SECONDS, help="device seconds each job (token) may use (default: no quota)"
     )
     serve.add_argument(
         "--user-quota",
-        type=SECONDS,
+        type=_SECONDS,
         help="device seconds each user may use over all jobs (default: no quota)",
     )
     serve.add_argument("--db", default="vqpu.sqlite", help="SQLite accounting database (default %(default)s)")
     serve.add_argument(
         "--latency",
-        type=SECONDS,
+        type=_SECONDS,
         default=0.0,
         help="emulated device seconds per circuit (default %(default)s)",
     )
     serve.add_argument(
-        "--max-shots", type=COUNT, default=100_000, help="shots per circuit (default %(default)s)"
+        "--max-shots", type=_COUNT, default=100_000, help="shots per circuit (default %(default)s)"
     )
     serve.add_argument(
-        "--max-circuits", type=COUNT, default=1_000, help="circuits per batch (default %(default)s)"
+        "--max-circuits", type=_COUNT, default=1_000, help="circuits per batch (default %(default)s)"
     )
     serve.add_argument(
         "--max-queue",
-        type=COUNT,
+        type=_COUNT,
         default=1_000,
         help="batches queued or running (default %(default)s)",
     )
     serve.add_argument(
         "--max-payload",
-        type=COUNT,
+        type=_COUNT,
         default=8 * 2**20,
         help="request body bytes (default %(default)s)",
     )
-    serve.add_argument("--max-qubits", type=COUNT, help="default: the backend's qubits")
-    serve.add_argument("--max-clbits", type=COUNT, default=1_024, help="per circuit (default %(default)s)")
+    serve.add_argument("--max-qubits", type=_COUNT, help="default: the backend's qubits")
+    serve.add_argument("--max-clbits", type=_COUNT, default=1_024, help="per circuit (default %(default)s)")
     serve.add_argument(
-        "--max-instructions", type=COUNT, default=10_000, help="per circuit (default %(default)s)"
+        "--max-instructions", type=_COUNT, default=10_000, help="per circuit (default %(default)s)"
     )
     serve.add_argument(
         "--max-decode-bytes",
-        type=COUNT,
+        type=_COUNT,
         default=2**30,
         help="memory the decoder process may use for one batch (default %(default)s)",
     )
     serve.add_argument(
         "--max-decode-seconds",
-        type=POSITIVE_SECONDS,
+        type=_POSITIVE_SECONDS,
         default=10.0,
         help="time the decoder process may use for one batch (default %(default)s)",
     )
     serve.add_argument(
         "--max-read-seconds",
-        type=POSITIVE_SECONDS,
+        type=_POSITIVE_SECONDS,
         default=10.0,
         help="time a client has to send a request head, and again its body (default %(default)s)",
     )
     serve.add_argument(
         "--max-connections",
-        type=COUNT,
+        type=_COUNT,
         default=512,
         help="connections and requests at once, 503 beyond (default %(default)s)",
     )
@@ -159,7 +159,7 @@ def _add_serve_arguments(serve: argparse.ArgumentParser) -> None:
     )
     serve.add_argument(
         "--threads",
-        type=COUNT,
+        type=_COUNT,
         default=1,
         help="OpenMP threads of a simulator backend (default %(default)s: batches run one at a time, and "
         "idle spinning threads would steal cores from the server and its clients)",
@@ -177,10 +177,10 @@ def _add_report_arguments(report: argparse.ArgumentParser) -> None:
 def _add_probe_arguments(probe: argparse.ArgumentParser) -> None:
     """Options of ``probe``."""
     probe.add_argument("--url", required=True, help="server address, http://127.0.0.1:PORT")
-    probe.add_argument("--shots", type=COUNT, default=100, help="shots (default %(default)s)")
-    probe.add_argument("--qubits", type=COUNT, default=2, help="GHZ width (default %(default)s)")
+    probe.add_argument("--shots", type=_COUNT, default=100, help="shots (default %(default)s)")
+    probe.add_argument("--qubits", type=_COUNT, default=2, help="GHZ width (default %(default)s)")
     probe.add_argument(
-        "--repeat", type=COUNT, default=1, help="circuits run one after another (default %(default)s)"
+        "--repeat", type=_COUNT, default=1, help="circuits run one after another (default %(default)s)"
     )
     probe.add_argument(
         "--sleep-factor",

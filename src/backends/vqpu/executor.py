@@ -169,7 +169,9 @@ class BatchExecutor:
         >>> store.close(); folder.cleanup()
         """
         with self._queue_lock:
-            bisect.insort(self._queue, Queued(batch.id, batch.job, batch.submitted))
+            at = bisect.bisect_left(self._queue, batch.id, key=_id)
+            if at == len(self._queue) or self._queue[at].id != batch.id:  # start() may have found it
+                self._queue.insert(at, Queued(batch.id, batch.job, batch.submitted))
         self._wake.set()
 
     def stop(self) -> None:
@@ -202,8 +204,10 @@ class BatchExecutor:
 
     def _loop(self) -> None:
         """Run the batch the policy picks until stopped; sleep until a batch is queued when none is."""
-        while not self._stop.is_set():
-            self._wake.clear()
+        while True:
+            self._wake.clear()  # before the stop check: a stop() after it sets the event again
+            if self._stop.is_set():
+                return
             if (batch_id := self._next()) is None:
                 self._wake.wait()
                 continue
@@ -215,7 +219,7 @@ class BatchExecutor:
             if not self._queue:
                 return None
             batch_id = self.policy.choose(self._queue, now=time.time())
-            del self._queue[bisect.bisect_left(self._queue, batch_id, key=lambda queued: queued.id)]
+            del self._queue[bisect.bisect_left(self._queue, batch_id, key=_id)]
         return batch_id
 
     def run_batch(self, batch_id: int) -> None:
@@ -247,8 +251,8 @@ class BatchExecutor:
         >>> store.close(); folder.cleanup()
         """
         batch = self.store.get(batch_id)
-        if batch is None:
-            log.error("batch %d is not in the store", batch_id)
+        if batch is None or batch.status != "queued":
+            log.error("batch %d is not queued in the store (%s)", batch_id, batch and batch.status)
             return
         caller = Caller(batch.job, batch.user)
         started = time.time()
@@ -303,3 +307,8 @@ class BatchExecutor:
         self.ledger.charge(Caller(batch.job, batch.user), usage_of(ran))
         if self._on_finish is not None:
             self._on_finish(batch.id)
+
+
+def _id(queued: Queued) -> int:
+    """The sort key of the in-memory queue: the batch id."""
+    return queued.id

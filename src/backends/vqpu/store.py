@@ -23,6 +23,7 @@ earlier versions get the last two columns added when opened (each job its own us
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 import threading
@@ -248,7 +249,8 @@ class Store:
                 conn.execute("COMMIT")
             except BaseException:
                 if conn.in_transaction:
-                    conn.execute("ROLLBACK")
+                    with contextlib.suppress(sqlite3.Error):  # keep the write's own error
+                        conn.execute("ROLLBACK")
                 raise
             return result
 

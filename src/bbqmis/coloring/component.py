@@ -60,13 +60,21 @@ from .tabucol import improve_coloring
 from .tree import Node, SearchState, from_bits, progress_snapshot, to_bits
 from .treesearch import run_tree
 
-__all__ = ["GREEDY_STRATEGIES", "SPECTRAL_MAX_NODES", "ComponentOutcome", "SearchContext", "color_component"]
+__all__ = [
+    "GREEDY_STRATEGIES",
+    "SPECTRAL_MAX_NODES",
+    "TREE_METHODS",
+    "ComponentOutcome",
+    "SearchContext",
+    "color_component",
+]
 
 #: Greedy colourings whose best is the first incumbent: DSATUR, and two networkx strategies.
 GREEDY_STRATEGIES = ("DSATUR", "largest_first", "smallest_last")
 
 #: Phases of ``ComponentOutcome.how`` that are tree searches (branch-and-bound, branch-and-price).
 TREE_METHODS = ("search", "price")
+
 #: Largest core whose spectral bounds are computed (a dense eigendecomposition, O(n^3)).
 SPECTRAL_MAX_NODES = 1500
 #: Share of the time left that the clique search may use.

@@ -275,37 +275,37 @@ def _stats(
     outcomes: list[ComponentOutcome], clock: Clock, stopped: str | None, optimal: bool
 ) -> dict[str, Any]:
     """Statistics over all components, with one summary per component that was searched."""
-    searched = [outcome for outcome in outcomes if outcome.stats]
-    stats: dict[str, Any] = {key: sum(int(o.stats.get(key, 0)) for o in searched) for key in SUMMED_STATS}
+    with_stats = [outcome for outcome in outcomes if outcome.stats]
+    stats: dict[str, Any] = {key: sum(int(o.stats.get(key, 0)) for o in with_stats) for key in SUMMED_STATS}
     sampler: dict[str, float] = {}
-    for outcome in searched:
+    for outcome in with_stats:
         for key, value in outcome.stats.get("sampler", {}).items():
             sampler[key] = sampler.get(key, 0.0) + value
     columns: dict[str, int] = {}
     pricing: dict[str, float] = {}
-    for outcome in searched:
+    for outcome in with_stats:
         for phase in ("lp", "node_lp", "price"):
             for name, count in outcome.stats.get(phase, {}).get("improving_columns", {}).items():
                 columns[name] = columns.get(name, 0) + int(count)
             for key, value in outcome.stats.get(phase, {}).get("device", {}).items():
                 pricing[key] = pricing.get(key, 0.0) + float(value)
     node_lp = {
-        key: sum(o.stats.get("node_lp", {}).get(key, 0) for o in searched)
+        key: sum(o.stats.get("node_lp", {}).get(key, 0) for o in with_stats)
         for key in ("nodes", "raised", "pruned", "seconds", "columns_from_tree")
     }
     stats.update(
         components=len(outcomes),
         settled_without_search=sum(not outcome.searched for outcome in outcomes),
-        root_lower_bound=max((max(o.stats["root_bounds"].values()) for o in searched), default=0),
-        initial_colors=max((int(o.stats.get("initial_colors", 0)) for o in searched), default=0),
+        root_lower_bound=max((max(o.stats["root_bounds"].values()) for o in with_stats), default=0),
+        initial_colors=max((int(o.stats.get("initial_colors", 0)) for o in with_stats), default=0),
         stop_reason=stopped or ("bounds_met" if optimal else "exhausted"),
-        exhaustive=all(o.stats.get("exhaustive", True) for o in searched),
+        exhaustive=all(o.stats.get("exhaustive", True) for o in with_stats),
         seconds=round(clock.elapsed(), 6),
-        incumbents=[inc for o in searched for inc in o.stats.get("incumbents", [])],
+        incumbents=[inc for o in with_stats for inc in o.stats.get("incumbents", [])],
         sampler=dict(sorted(sampler.items())),
         improving_columns=dict(sorted(columns.items())),
         pricing=dict(sorted(pricing.items())),
         node_lp=node_lp,
-        searched=[{"how": o.how, "lower_bound": o.lower_bound, "colors": o.num_colors} for o in searched],
+        searched=[{"how": o.how, "lower_bound": o.lower_bound, "colors": o.num_colors} for o in with_stats],
     )
     return stats

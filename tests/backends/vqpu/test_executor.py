@@ -135,18 +135,42 @@ def test_start_requeues_what_a_dead_server_left_running(store):
     assert (batch.status, batch.runs) == ("done", 2)
 
 
-def test_a_batch_queued_while_running_starts_at_once(store):
+def test_a_batch_queued_while_idle_starts_at_once(store):
     done = threading.Event()
     executor = BatchExecutor(Recorder(), store, on_finish=lambda batch_id: done.set())
     executor.start()
     try:
-        time.sleep(0.05)  # the loop found nothing and sleeps
-        batch_id = queue(store, 4)
-        assert not done.wait(0.2), "the executor polls the store: it ran a batch not queued with it"
-        executor.enqueue(store.get(batch_id))
+        time.sleep(0.05)  # the loop found nothing and sleeps, without a timeout
+        executor.enqueue(store.get(queue(store, 4)))
         assert done.wait(5), "the executor did not run the queued batch"
     finally:
         executor.stop()
+
+
+def test_stop_returns_while_the_executor_is_idle(store):
+    executor = BatchExecutor(Recorder(), store)
+    executor.start()
+    time.sleep(0.05)
+    stopper = threading.Thread(target=executor.stop, daemon=True)
+    stopper.start()
+    stopper.join(5)
+    assert not stopper.is_alive(), "stop() hangs while the executor waits for a batch"
+
+
+def test_a_finished_batch_queued_again_does_not_run_again(store):
+    finished = []
+    executor = BatchExecutor(Recorder(), store, on_finish=finished.append)
+    batch_id = queue(store, 1)
+    executor.start()  # finds the batch in the store and runs it
+    try:
+        deadline = time.monotonic() + 10
+        while not finished and time.monotonic() < deadline:
+            time.sleep(0.01)
+        executor.enqueue(store.get(batch_id))  # a submission that raced with start()
+        time.sleep(0.2)
+    finally:
+        executor.stop()
+    assert finished == [batch_id] and store.get(batch_id).runs == 1
 
 
 def test_batches_queued_before_the_start_are_not_run_twice(store):

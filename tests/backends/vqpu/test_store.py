@@ -1,4 +1,4 @@
-"""The SQLite store: life cycle of a batch, idempotent acceptance, one writer that survives errors."""
+"""The SQLite store: life cycle of a batch, idempotent acceptance, writes that survive errors."""
 
 from __future__ import annotations
 
@@ -133,14 +133,14 @@ def test_batches_leave_out_counts_unless_asked(store):
     assert store.get(batch.id + 1) is None
 
 
-def test_writer_survives_a_failed_write(store):
+def test_the_store_survives_a_failed_write(store):
     with pytest.raises(sqlite3.OperationalError):
         store.write(lambda conn: conn.execute("INSERT INTO nowhere VALUES (1)"))
     first, _ = accept(store, "x")
     with pytest.raises(sqlite3.IntegrityError):  # the schema refuses unknown states ...
         store.write(lambda conn: conn.execute("UPDATE batches SET status = 'lost'"))
     assert [b.status for b in store.batches()] == ["queued"]
-    batch, created = accept(store, "k")  # ... and the writer goes on
+    batch, created = accept(store, "k")  # ... and the store goes on
     assert created and batch.id == first.id + 1 and store.queued()[0].id == first.id
 
 
@@ -165,6 +165,14 @@ def test_writes_from_many_threads_are_serialised(store):
         thread.join(timeout=30)
     assert sorted(b.key for b in store.batches()) == sorted(f"k{i}" for i in range(20))
     assert [b.id for b in store.batches()] == list(range(1, 21))
+
+
+def test_a_write_after_close_is_refused(tmp_path):
+    store = Store(tmp_path / "s.sqlite")
+    store.close()
+    with pytest.raises(sqlite3.ProgrammingError) as info:
+        accept(store, "k")
+    assert str(info.value) == f"the store {tmp_path / 's.sqlite'} is closed"
 
 
 def test_close_is_safe_twice(tmp_path):
