@@ -8,7 +8,7 @@
 - :mod:`backends.vqpu.metrics` - ``/metrics`` in the Prometheus text format;
 - :mod:`backends.vqpu.tokens` - per-job tokens (and the users billed) read from a file;
 - :mod:`backends.vqpu.limits` - what one request may ask of the server;
-- :mod:`backends.vqpu.store` - SQLite accounting and recovery (one locked write connection);
+- :mod:`backends.vqpu.store` - SQLite accounting and recovery (one writer thread);
 - :mod:`backends.vqpu.wire` - circuits as base64 QPY, both ways, and the QPY header;
 - :mod:`backends.vqpu.sandbox` - untrusted QPY deserialised in a memory-capped worker process;
 - :mod:`backends.vqpu.api` - HTTP session with retries and idempotent resubmission;

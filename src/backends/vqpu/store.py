@@ -1,10 +1,9 @@
 """SQLite store of the vQPU server: accepted batches, their timestamps and results.
 
-One write connection, used by one thread at a time under a lock, runs each write
-inside ``BEGIN IMMEDIATE`` on the thread that asks for it (a hand-over to a writer
-thread cost more than the writes themselves); reads use read-only per-thread
-connections in WAL mode, so they never wait for a write; every value is a bound
-parameter. A write that fails raises in its caller and is rolled back.
+The datasette way: one writer thread owns the only write connection and runs each
+queued write inside ``BEGIN IMMEDIATE``; reads use read-only per-thread
+connections; every value is a bound parameter. A write that fails raises in its
+caller and the writer keeps running.
 
 Schema (one row per accepted batch)::
 
@@ -25,9 +24,11 @@ from __future__ import annotations
 
 import contextlib
 import json
+import queue
 import sqlite3
 import threading
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
@@ -65,6 +66,9 @@ CREATE INDEX IF NOT EXISTS batches_status ON batches (status, id);
 
 #: Columns added since the first schema, with their definitions, for opening older databases.
 _ADDED_COLUMNS = {"user": "TEXT NOT NULL DEFAULT ''", "transpile_seconds": "REAL"}
+
+#: A queued write: the function to run on the write connection and the future of its result.
+_Write = tuple[Callable[[sqlite3.Connection], T], Future[T]]
 
 _COLUMNS = (
     "id, job, key, circuits, qubits, shots, seed, status, submitted, started, ended, "
@@ -179,7 +183,7 @@ class Batch:
 
 
 class Store:
-    """SQLite store with one locked write connection and read-only per-thread readers.
+    """SQLite store with one writer thread and read-only per-thread readers.
 
     Parameters
     ----------
@@ -206,16 +210,46 @@ class Store:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
+        self._writes: queue.Queue[_Write[Any] | None] = queue.Queue()
+        self._closing = threading.Lock()
+        self._closed = False
         self._local = threading.local()
-        self._lock = threading.Lock()  # serialises the writes on the one write connection
-        self._conn: sqlite3.Connection | None = _open_for_writing(self.path)
+        ready: Future[None] = Future()
+        self._writer = threading.Thread(
+            target=self._write_loop, args=(ready,), name="vqpu-db-writer", daemon=True
+        )
+        self._writer.start()
+        ready.result()
 
-    # -- writes ---------------------------------------------------------------------------------
+    # -- writer ---------------------------------------------------------------------------------
+    def _write_loop(self, ready: Future[None]) -> None:
+        try:
+            conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.executescript(_SCHEMA)
+            _add_missing_columns(conn)
+        except Exception as exc:  # noqa: BLE001 - handed to the constructor
+            ready.set_exception(exc)
+            return
+        ready.set_result(None)
+        while (task := self._writes.get()) is not None:
+            fn, future = task
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                result = fn(conn)
+                conn.execute("COMMIT")
+            except BaseException as exc:  # noqa: BLE001 - the caller gets it, the writer goes on
+                if conn.in_transaction:
+                    with contextlib.suppress(sqlite3.Error):  # the caller gets the write's own error
+                        conn.execute("ROLLBACK")
+                future.set_exception(exc)
+            else:
+                future.set_result(result)
+        conn.close()
+
     def write(self, fn: Callable[[sqlite3.Connection], T]) -> T:
-        """Run ``fn(connection)`` in one ``BEGIN IMMEDIATE`` transaction, one write at a time.
-
-        The write runs on the calling thread, holding the store's lock: writes are short,
-        and a hand-over to a writer thread would cost more than most of them.
+        """Run ``fn(connection)`` in one ``BEGIN IMMEDIATE`` transaction on the writer thread.
 
         Returns
         -------
@@ -225,7 +259,7 @@ class Store:
         Raises
         ------
         Exception
-            Whatever ``fn`` raised; the transaction is rolled back and the store stays usable.
+            Whatever ``fn`` raised; the transaction is rolled back and the writer keeps running.
         sqlite3.ProgrammingError
             If the store is closed.
 
@@ -239,23 +273,15 @@ class Store:
         (0,)
         >>> store.close(); folder.cleanup()
         """
-        with self._lock:
-            if self._conn is None:
+        future: Future[T] = Future()
+        with self._closing:  # nothing is queued behind the writer's stop
+            if self._closed:
                 raise sqlite3.ProgrammingError(f"the store {self.path} is closed")
-            conn = self._conn
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                result = fn(conn)
-                conn.execute("COMMIT")
-            except BaseException:
-                if conn.in_transaction:
-                    with contextlib.suppress(sqlite3.Error):  # keep the write's own error
-                        conn.execute("ROLLBACK")
-                raise
-            return result
+            self._writes.put((fn, future))
+        return future.result()
 
     def close(self) -> None:
-        """Close the write connection once the running write is done; safe to call twice.
+        """Stop the writer thread after the queued writes; safe to call twice.
 
         Examples
         --------
@@ -266,10 +292,11 @@ class Store:
         >>> store.close()
         >>> store.close(); folder.cleanup()  # a second close is harmless
         """
-        with self._lock:
-            if self._conn is not None:
-                self._conn.close()
-                self._conn = None
+        with self._closing:
+            if not self._closed:
+                self._closed = True
+                self._writes.put(None)
+        self._writer.join()
 
     # -- readers --------------------------------------------------------------------------------
     def _reader(self) -> sqlite3.Connection:
@@ -560,20 +587,6 @@ class Queued(NamedTuple):
     id: int
     job: str
     submitted: float
-
-
-def _open_for_writing(path: Path) -> sqlite3.Connection:
-    """The store's write connection: WAL journal, schema created or brought up to date."""
-    conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-    try:
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute("PRAGMA synchronous=NORMAL")
-        conn.executescript(_SCHEMA)
-        _add_missing_columns(conn)
-    except BaseException:
-        conn.close()
-        raise
-    return conn
 
 
 def _add_missing_columns(conn: sqlite3.Connection) -> None:
