@@ -135,8 +135,8 @@ class BatchExecutor:
         """
         if requeued := self.store.requeue_interrupted():
             log.warning("re-queued %d batches interrupted by the previous server", requeued)
-        with self._queue_lock:
-            self._queue = sorted({*self._queue, *self.store.queued()})
+        for queued in self.store.queued():
+            self._add(queued)
         self._thread = threading.Thread(target=self._loop, name="vqpu-executor", daemon=True)
         self._thread.start()
 
@@ -168,11 +168,15 @@ class BatchExecutor:
         >>> executor.stop()
         >>> store.close(); folder.cleanup()
         """
-        with self._queue_lock:
-            at = bisect.bisect_left(self._queue, batch.id, key=_id)
-            if at == len(self._queue) or self._queue[at].id != batch.id:  # start() may have found it
-                self._queue.insert(at, Queued(batch.id, batch.job, batch.submitted))
+        self._add(Queued(batch.id, batch.job, batch.submitted))
         self._wake.set()
+
+    def _add(self, queued: Queued) -> None:
+        """Put a batch in the in-memory queue, in id order, unless it is there already."""
+        with self._queue_lock:
+            at = bisect.bisect_left(self._queue, queued.id, key=_id)
+            if at == len(self._queue) or self._queue[at].id != queued.id:  # start() and enqueue() may meet
+                self._queue.insert(at, queued)
 
     def stop(self) -> None:
         """Let the running batch finish and stop the thread; safe to call twice.
