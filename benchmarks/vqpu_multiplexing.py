@@ -33,7 +33,8 @@ answered exactly once and the other clients must finish undisturbed.
 server from its ``Server-Timing`` answers) and its throughput with many client processes
 on the ``null`` backend, beside the same clients against a do-nothing HTTP server
 (``_null_http_server.py``), the floor set by the clients and the machine; ``--pin`` puts
-the server on CPU 0 and the clients on the other CPUs.
+the server on CPU 0 and the clients on the other CPUs; ``--think`` gives the clients a
+mean think time between batches (one run per value: overhead against load).
 
 Examples
 --------
@@ -42,6 +43,7 @@ Examples
     python benchmarks/vqpu_multiplexing.py --synthetic --full  # synthetic grid, R=3, K=20
     python benchmarks/vqpu_multiplexing.py --policy
     python benchmarks/vqpu_multiplexing.py --scale --clients 64 --batches 20 [--pin]
+    python benchmarks/vqpu_multiplexing.py --scale --clients 64 --pin --think 0 0.1 0.2 0.4
     python benchmarks/vqpu_multiplexing.py --soak --clients 16 --batches 1000
 
 Prints a table and one final JSON line; writes CSV and figures to ``--out``.
@@ -351,13 +353,22 @@ def overhead(server: Server, clients: int = 8, batches: int = 25) -> dict:
     }
 
 
-def _scale_client(url: str, index: int, batches: int, cpus: set[int] | None, barrier, results) -> None:
-    """One of many client processes (on ``cpus`` if given): warm up, wait for all, time its batches."""
+def _scale_client(
+    url: str, index: int, batches: int, think: float, cpus: set[int] | None, barrier, results
+) -> None:
+    """One of many client processes (on ``cpus`` if given): warm up, wait for all, time its batches.
+
+    Between two batches the client thinks (sleeps) for an exponentially distributed time
+    of mean ``think`` seconds (none when 0), seeded by its ``index``.
+    """
+    import random
+
     from backends.vqpu.api import VQPUSession
     from backends.vqpu.wire import encode_circuits
 
     if cpus is not None:
         os.sched_setaffinity(0, cpus)
+    thinking = random.Random(index)
     payload = encode_circuits([qaoa_like(3, 0.4, 0.3)])
     with VQPUSession(url, job=f"scale-{index}") as session:
         session.execute(payload, 16)
@@ -373,6 +384,8 @@ def _scale_client(url: str, index: int, batches: int, cpus: set[int] | None, bar
             executed = batch["quantum_seconds"] + batch["queue_seconds"]
             # (seen by the client, inside the server): round trip, and the server's time, minus execution
             out.append((time.time() - tic - executed, session.server_seconds - executed))
+            if think > 0 and number + 1 < batches:
+                time.sleep(thinking.expovariate(1 / think))
         results.put((start, time.time(), out))
 
 
@@ -404,24 +417,35 @@ def _cpu_ticks(pid: int) -> int:
     return int(fields[11]) + int(fields[12])  # utime, stime
 
 
-def scale(server: Server, clients: int = 64, batches: int = 20, client_cpus: set[int] | None = None) -> dict:
+def scale(
+    server: Server,
+    clients: int = 64,
+    batches: int = 20,
+    client_cpus: set[int] | None = None,
+    think: float = 0.0,
+) -> dict:
     """Server overhead per batch and throughput with ``clients`` client processes at once.
 
     Every client warms its connection, then all start together (a barrier) and each
-    runs ``batches`` batches one after another. The overhead of a batch is its round
-    trip minus its queue wait and execution, as the client sees it (``median_ms``) and
-    inside the server, from its ``Server-Timing`` answer (``server_median_ms``): the
-    difference is the clients' own time and the network's, which includes waiting for a
-    core when the clients outnumber the cores. Throughput is all timed batches over the
-    span from the first start to the last end, and the server's CPU (its decoder process
-    included) is counted over the same span. ``client_cpus``: the CPUs the clients run on.
+    runs ``batches`` batches one after another, thinking ``think`` seconds on average
+    between two (exponentially distributed; 0: none, as fast as the server answers).
+    The overhead of a batch is its round trip minus its queue wait and execution, as the
+    client sees it (``median_ms``) and inside the server, from its ``Server-Timing``
+    answer (``server_median_ms``): the difference is the clients' own time and the
+    network's, which includes waiting for a core when the clients outnumber the cores.
+    Throughput is all timed batches over the span from the first start to the last end;
+    the server's CPU (its decoder process included) is counted over the same span, and
+    ``server_cpu_share`` is that CPU time over the span (the share of one core it kept
+    busy). ``client_cpus``: the CPUs the clients run on.
     """
     import multiprocessing
 
     context = multiprocessing.get_context("spawn")
     barrier, results = context.Barrier(clients + 1), context.Queue()  # the clients and this process
     processes = [
-        context.Process(target=_scale_client, args=(server.url, i, batches, client_cpus, barrier, results))
+        context.Process(
+            target=_scale_client, args=(server.url, i, batches, think, client_cpus, barrier, results)
+        )
         for i in range(clients)
     ]
     for process in processes:
@@ -437,6 +461,7 @@ def scale(server: Server, clients: int = 64, batches: int = 20, client_cpus: set
     span = max(end for _, end, _ in records) - min(start for start, _, _ in records)
     return {
         "clients": clients,
+        "think_seconds": think,
         "batches": len(samples),
         "median_ms": 1e3 * statistics.median(samples),
         "p90_ms": 1e3 * statistics.quantiles(samples, n=10)[-1],
@@ -445,6 +470,7 @@ def scale(server: Server, clients: int = 64, batches: int = 20, client_cpus: set
         "batches_per_second": len(samples) / span,
         # the server's CPU (decoder process included) per timed batch, over the timed span
         "server_cpu_ms_per_batch": 1e3 * cpu / len(samples),
+        "server_cpu_share": cpu / span,
     }
 
 
@@ -471,32 +497,38 @@ def scale_experiment(args: argparse.Namespace, out: Path) -> int:
             print("--pin needs two CPUs or more and taskset (util-linux)", file=sys.stderr)
             return 2
         vqpu, floor, client_cpus = pinned(vqpu, {cpus[0]}), pinned(floor, {cpus[0]}), set(cpus[1:])
-    db = out / "scale.sqlite"
-    db.unlink(missing_ok=True)
-    with Server(vqpu, db, "--max-queue", "100000").running() as server:
-        result = scale(server, args.clients, args.batches, client_cpus)
-    with Server(floor, out / "floor").running() as server:
-        baseline = scale(server, args.clients, args.batches, client_cpus)
-    print_scale(result, baseline)
-    print(json.dumps({**result, "pinned": args.pin, "floor": baseline}))
+    points = []
+    for think in args.think:
+        db = out / "scale.sqlite"
+        db.unlink(missing_ok=True)
+        with Server(vqpu, db, "--max-queue", "100000").running() as server:
+            result = scale(server, args.clients, args.batches, client_cpus, think)
+        with Server(floor, out / "floor").running() as server:
+            points.append({**result, "floor": scale(server, args.clients, args.batches, client_cpus, think)})
+    print_scale(points)
+    print(json.dumps({"pinned": args.pin, "points": points}))
     return 0
 
 
-def print_scale(result: dict, floor: dict) -> None:
-    """The ``--scale`` table: the vQPU server on the ``null`` backend beside the do-nothing server."""
-    print(f"{result['clients']} client processes x {result['batches'] // result['clients']} batches")
+def print_scale(points: list[dict]) -> None:
+    """The ``--scale`` table: per think time, the vQPU server on ``null`` beside the do-nothing server."""
+    first = points[0]
+    print(f"{first['clients']} client processes x {first['batches'] // first['clients']} batches")
     print(
-        "| server | overhead seen by the clients, median / p90 (ms) | inside the server, median / p90 (ms) "
-        "| batches/s | server CPU (ms/batch) |"
+        "| think, mean (ms) | server | overhead seen by the clients, median / p90 (ms) "
+        "| inside the server, median / p90 (ms) | batches/s | server CPU (ms/batch) | server CPU share |"
     )
-    print("|---|---|---|---|---|")
-    for name, row in (("vQPU, null backend", result), ("do-nothing HTTP (floor)", floor)):
-        print(
-            f"| {name} | {row['median_ms']:.2f} / {row['p90_ms']:.2f} "
-            f"| {row['server_median_ms']:.2f} / {row['server_p90_ms']:.2f} "
-            f"| {row['batches_per_second']:.0f} | {row['server_cpu_ms_per_batch']:.2f} |"
-        )
-    print(f"throughput ratio vQPU / floor: {result['batches_per_second'] / floor['batches_per_second']:.2f}")
+    print("|---|---|---|---|---|---|---|")
+    for point in points:
+        for name, row in (("vQPU, null backend", point), ("do-nothing HTTP (floor)", point["floor"])):
+            print(
+                f"| {1e3 * point['think_seconds']:g} | {name} | {row['median_ms']:.2f} / {row['p90_ms']:.2f} "
+                f"| {row['server_median_ms']:.2f} / {row['server_p90_ms']:.2f} "
+                f"| {row['batches_per_second']:.0f} | {row['server_cpu_ms_per_batch']:.2f} "
+                f"| {row['server_cpu_share']:.2f} |"
+            )
+        ratio = point["batches_per_second"] / point["floor"]["batches_per_second"]
+        print(f"throughput ratio vQPU / floor at think {1e3 * point['think_seconds']:g} ms: {ratio:.2f}")
 
 
 def _policy_client(task: tuple[str, str, str, int, float]) -> None:
@@ -847,6 +879,14 @@ def main(argv: list[str] | None = None) -> int:
         "--pin",
         action="store_true",
         help="--scale: the server on CPU 0, the clients on the others, as on a dedicated service node",
+    )
+    parser.add_argument(
+        "--think",
+        type=NONNEGATIVE,
+        nargs="+",
+        default=[0.0],
+        metavar="SECONDS",
+        help="--scale: mean think time of a client between two batches (exponential; one run per value)",
     )
     parser.add_argument(
         "--batches",

@@ -25,15 +25,33 @@ def test_scale_measures_the_server_beside_the_floor(tmp_path, pin):
     assert result.returncode == 0, result.stderr[-3000:]
     lines = result.stdout.strip().splitlines()
     summary = json.loads(lines[-1])
-    assert summary["pinned"] is pin
+    assert summary["pinned"] is pin and len(summary["points"]) == 1
     assert lines[0] == "2 client processes x 10 batches"
-    assert any(line.startswith("| vQPU, null backend |") for line in lines)
-    assert any(line.startswith("| do-nothing HTTP (floor) |") for line in lines)
-    for row in (summary, summary["floor"]):
+    assert any(line.startswith("| 0 | vQPU, null backend |") for line in lines)
+    assert any(line.startswith("| 0 | do-nothing HTTP (floor) |") for line in lines)
+    (point,) = summary["points"]
+    for row in (point, point["floor"]):
         assert row["clients"] == 2 and row["batches"] == 20 and row["batches_per_second"] > 0
+        assert row["think_seconds"] == 0 and 0 <= row["server_cpu_share"] <= os.cpu_count()  # cores busy
         # the server's own time is part of the round trip the clients see
         assert 0 <= row["server_median_ms"] <= row["median_ms"]
-    assert summary["server_median_ms"] > 0  # the vQPU server checks, stores and runs every batch
+    # the vQPU server checks, stores and runs every batch (its CPU is counted in 10 ms ticks)
+    assert point["server_median_ms"] > 0 and point["server_cpu_share"] > 0
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_clients_that_think_send_fewer_batches_per_second(tmp_path):
+    command = [sys.executable, str(SCRIPT), "--scale", "--clients", "2", "--batches", "8"]
+    command += ["--think", "0", "0.1", "--out", str(tmp_path)]
+    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=280)
+    assert result.returncode == 0, result.stderr[-3000:]
+    busy, thinking = json.loads(result.stdout.strip().splitlines()[-1])["points"]
+    assert (busy["think_seconds"], thinking["think_seconds"]) == (0, 0.1)
+    # each client sleeps 7 times 0.1 s on average: at least 0.2 s in all, for 16 batches
+    assert thinking["batches"] == 16 and thinking["batches_per_second"] < 16 / 0.2
+    assert thinking["batches_per_second"] < busy["batches_per_second"]
+    assert any(line.startswith("| 100 | vQPU, null backend |") for line in result.stdout.splitlines())
 
 
 @pytest.mark.timeout(60)
@@ -42,6 +60,8 @@ def test_scale_measures_the_server_beside_the_floor(tmp_path, pin):
     [
         (["--clients", "0"], "argument --clients: must be an integer in [1, 2147483648], got '0'"),
         (["--latency", "-1"], "argument --latency"),
+        (["--think", "-0.1"], "argument --think"),
+        (["--think", "nan"], "argument --think"),
     ],
 )
 def test_a_bad_argument_is_one_line_and_exit_2(argument, message):

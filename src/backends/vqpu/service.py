@@ -474,7 +474,8 @@ class VQPUService:
             batch = self._batch_of(job, batch_id)
         if batch.status in _FINISHED:
             self._waiters.pop(batch_id, None)
-            self.store.mark_fetched(batch_id)  # a short queued write: cheaper than a thread hop
+            # the event loop goes on with other requests while the writer stores the delivery
+            await asyncio.wrap_future(self.store.mark_fetched(batch_id))
         return batch.to_json()
 
     def health(self) -> dict[str, Any]:

@@ -235,6 +235,8 @@ class Store:
         ready.set_result(None)
         while (task := self._writes.get()) is not None:
             fn, future = task
+            if not future.set_running_or_notify_cancel():  # cancelled while queued: not written
+                continue
             try:
                 conn.execute("BEGIN IMMEDIATE")
                 result = fn(conn)
@@ -273,12 +275,40 @@ class Store:
         (0,)
         >>> store.close(); folder.cleanup()
         """
+        return self.write_soon(fn).result()
+
+    def write_soon(self, fn: Callable[[sqlite3.Connection], T]) -> Future[T]:
+        """Queue ``fn(connection)`` for the writer thread, as :meth:`write` runs it, without waiting.
+
+        Returns
+        -------
+        concurrent.futures.Future
+            Done when the transaction is committed (its result is what ``fn``
+            returned) or rolled back (its exception is what ``fn`` raised). Cancelling
+            it before the writer reaches it leaves the write out.
+
+        Raises
+        ------
+        sqlite3.ProgrammingError
+            If the store is closed.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> store = Store(Path(folder.name) / "vqpu.db")
+        >>> future = store.write_soon(lambda conn: conn.execute("SELECT count(*) FROM batches").fetchone())
+        >>> future.result(timeout=30)
+        (0,)
+        >>> store.close(); folder.cleanup()
+        """
         future: Future[T] = Future()
         with self._closing:  # nothing is queued behind the writer's stop
             if self._closed:
                 raise sqlite3.ProgrammingError(f"the store {self.path} is closed")
             self._writes.put((fn, future))
-        return future.result()
+        return future
 
     def close(self) -> None:
         """Stop the writer thread after the queued writes; safe to call twice.
@@ -554,8 +584,8 @@ class Store:
             )
         )
 
-    def mark_fetched(self, batch_id: int) -> None:
-        """Count one delivery of a finished result.
+    def mark_fetched(self, batch_id: int) -> Future[Any]:
+        """Count one delivery of a finished result; the returned future is done once it is stored.
 
         Examples
         --------
@@ -565,12 +595,12 @@ class Store:
         >>> store = Store(Path(folder.name) / "vqpu.db")
         >>> batch, _ = store.accept(job="j", user="u", key="k", payload=b"qpy", circuits=2,
         ...                         qubits=3, shots=100, seed=None, submitted=10.0)
-        >>> store.mark_fetched(batch.id); store.mark_fetched(batch.id)
-        >>> store.get(batch.id).fetched
+        >>> _ = store.mark_fetched(batch.id), store.mark_fetched(batch.id).result(timeout=30)
+        >>> store.get(batch.id).fetched  # writes are committed in the order they were queued
         2
         >>> store.close(); folder.cleanup()
         """
-        self.write(
+        return self.write_soon(
             lambda conn: conn.execute("UPDATE batches SET fetched = fetched + 1 WHERE id = ?", (batch_id,))
         )
 

@@ -79,7 +79,7 @@ def test_life_cycle_of_a_batch(store):
     assert store.queued() == []
 
     store.finish(batch.id, ended=4.5, quantum_seconds=1.5, counts=[{"00": 6, "11": 4}])
-    store.mark_fetched(batch.id)
+    store.mark_fetched(batch.id).result(timeout=30)
     done = store.get(batch.id)
     assert (done.status, done.ended, done.quantum_seconds, done.error, done.fetched) == (
         "done",
@@ -165,6 +165,40 @@ def test_writes_from_many_threads_are_serialised(store):
         thread.join(timeout=30)
     assert sorted(b.key for b in store.batches()) == sorted(f"k{i}" for i in range(20))
     assert [b.id for b in store.batches()] == list(range(1, 21))
+
+
+def _hold_the_writer(store: Store) -> threading.Event:
+    """Keep the writer thread busy until the returned event is set (once it is busy)."""
+    busy, release = threading.Event(), threading.Event()
+
+    def hold(conn):
+        busy.set()
+        release.wait(30)
+
+    store.write_soon(hold)
+    assert busy.wait(30)
+    return release
+
+
+def test_write_soon_does_not_wait_and_writes_in_order(store):
+    batch, _ = accept(store, "k")
+    release = _hold_the_writer(store)
+    fetched = [store.mark_fetched(batch.id) for _ in range(3)]  # returns while the writer is held
+    assert not any(future.done() for future in fetched) and store.get(batch.id).fetched == 0
+    release.set()
+    last = store.write_soon(lambda conn: conn.execute("SELECT fetched FROM batches").fetchone())
+    assert last.result(timeout=30) == (3,)  # queued after the three, so it sees them
+
+
+def test_a_write_cancelled_while_queued_is_left_out(store):
+    batch, _ = accept(store, "k")
+    release = _hold_the_writer(store)
+    cancelled, kept = store.mark_fetched(batch.id), store.mark_fetched(batch.id)
+    assert cancelled.cancel()
+    release.set()
+    kept.result(timeout=30)
+    assert store.get(batch.id).fetched == 1
+    assert accept(store, "next")[1]  # the writer goes on
 
 
 def test_a_write_after_close_is_refused(tmp_path):
