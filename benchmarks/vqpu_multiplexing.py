@@ -379,11 +379,12 @@ def _scale_client(
             tic = time.time()
             # one request per batch, as VQPUSession.execute sends it: submit and wait for the result
             batch = session.request("POST", "/batches", json=body, params={"wait": session.poll})
+            toc = time.time()
             if batch["status"] != "done":
                 raise RuntimeError(f"batch {batch['id']} is {batch['status']} after one request")
             executed = batch["quantum_seconds"] + batch["queue_seconds"]
-            # (seen by the client, inside the server): round trip, and the server's time, minus execution
-            out.append((time.time() - tic - executed, session.server_seconds - executed))
+            # end, and (seen by the client, inside the server): round trip and server time minus execution
+            out.append((toc, toc - tic - executed, session.server_seconds - executed))
             if think > 0 and number + 1 < batches:
                 time.sleep(thinking.expovariate(1 / think))
         results.put((start, time.time(), out))
@@ -429,14 +430,18 @@ def scale(
     Every client warms its connection, then all start together (a barrier) and each
     runs ``batches`` batches one after another, thinking ``think`` seconds on average
     between two (exponentially distributed; 0: none, as fast as the server answers).
-    The overhead of a batch is its round trip minus its queue wait and execution, as the
-    client sees it (``median_ms``) and inside the server, from its ``Server-Timing``
-    answer (``server_median_ms``): the difference is the clients' own time and the
-    network's, which includes waiting for a core when the clients outnumber the cores.
-    Throughput is all timed batches over the span from the first start to the last end;
-    the server's CPU (its decoder process included) is counted over the same span, and
-    ``server_cpu_share`` is that CPU time over the span (the share of one core it kept
-    busy). ``client_cpus``: the CPUs the clients run on.
+
+    Everything is measured over the window in which every client is running, from the
+    common start to the moment the first client is done, so that the load is the one
+    all ``clients`` offer (the tail in which fewer clients remain is left out): the
+    ``batches`` answered in the window (of ``batches_total``), their throughput, and the
+    server's CPU over the window (its decoder process included), per batch and as
+    ``server_cpu_share``, the cores' worth of CPU it used (1.0: one core busy all the
+    time). The overhead of a batch is its round trip minus its queue wait and execution,
+    as the client sees it (``median_ms``) and inside the server, from its
+    ``Server-Timing`` answer (``server_median_ms``): the difference is the clients' own
+    time and the network's, which includes waiting for a core when the clients
+    outnumber the cores. ``client_cpus``: the CPUs the clients run on.
     """
     import multiprocessing
 
@@ -451,17 +456,21 @@ def scale(
     for process in processes:
         process.start()
     barrier.wait(timeout=600)  # every client warmed up: the timed batches start now
+    timeout = 600 + 10 * think * batches  # the clients' thinking included
     cpu_before = cpu_seconds(server.process.pid)
-    records = [results.get(timeout=600) for _ in processes]
+    records = [results.get(timeout=timeout)]  # the first client is done: the window closes
     cpu = cpu_seconds(server.process.pid) - cpu_before
+    records += [results.get(timeout=timeout) for _ in processes[1:]]
     for process in processes:
         process.join(timeout=60)
-    samples = [x for _, _, xs in records for x, _ in xs]
-    inside = [x for _, _, xs in records for _, x in xs]
-    span = max(end for _, end, _ in records) - min(start for start, _, _ in records)
+    start, end = min(start for start, _, _ in records), min(end for _, end, _ in records)
+    window = [(seen, inside) for _, _, xs in records for toc, seen, inside in xs if toc <= end]
+    samples, inside = [seen for seen, _ in window], [inside for _, inside in window]
+    span = end - start
     return {
         "clients": clients,
         "think_seconds": think,
+        "batches_total": sum(len(xs) for _, _, xs in records),
         "batches": len(samples),
         "median_ms": 1e3 * statistics.median(samples),
         "p90_ms": 1e3 * statistics.quantiles(samples, n=10)[-1],
@@ -471,6 +480,7 @@ def scale(
         # the server's CPU (decoder process included) per timed batch, over the timed span
         "server_cpu_ms_per_batch": 1e3 * cpu / len(samples),
         "server_cpu_share": cpu / span,
+        "window_seconds": span,
     }
 
 
@@ -513,7 +523,7 @@ def scale_experiment(args: argparse.Namespace, out: Path) -> int:
 def print_scale(points: list[dict]) -> None:
     """The ``--scale`` table: per think time, the vQPU server on ``null`` beside the do-nothing server."""
     first = points[0]
-    print(f"{first['clients']} client processes x {first['batches'] // first['clients']} batches")
+    print(f"{first['clients']} client processes x {first['batches_total'] // first['clients']} batches")
     print(
         "| think, mean (ms) | server | overhead seen by the clients, median / p90 (ms) "
         "| inside the server, median / p90 (ms) | batches/s | server CPU (ms/batch) | server CPU share |"

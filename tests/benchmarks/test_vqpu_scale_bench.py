@@ -31,8 +31,10 @@ def test_scale_measures_the_server_beside_the_floor(tmp_path, pin):
     assert any(line.startswith("| 0 | do-nothing HTTP (floor) |") for line in lines)
     (point,) = summary["points"]
     for row in (point, point["floor"]):
-        assert row["clients"] == 2 and row["batches"] == 20 and row["batches_per_second"] > 0
-        assert row["think_seconds"] == 0 and 0 <= row["server_cpu_share"] <= os.cpu_count()  # cores busy
+        assert row["clients"] == 2 and row["batches_total"] == 20 and row["batches_per_second"] > 0
+        # the window closes when the first client is done: it has all 10 of its batches, or more
+        assert 10 <= row["batches"] <= 20 and 0 < row["window_seconds"]
+        assert row["think_seconds"] == 0 and 0 <= row["server_cpu_share"] <= os.cpu_count()  # cores used
         # the server's own time is part of the round trip the clients see
         assert 0 <= row["server_median_ms"] <= row["median_ms"]
     # the vQPU server checks, stores and runs every batch (its CPU is counted in 10 ms ticks)
@@ -48,9 +50,10 @@ def test_clients_that_think_send_fewer_batches_per_second(tmp_path):
     assert result.returncode == 0, result.stderr[-3000:]
     busy, thinking = json.loads(result.stdout.strip().splitlines()[-1])["points"]
     assert (busy["think_seconds"], thinking["think_seconds"]) == (0, 0.1)
-    # each client sleeps 7 times 0.1 s on average: at least 0.2 s in all, for 16 batches
-    assert thinking["batches"] == 16 and thinking["batches_per_second"] < 16 / 0.2
-    assert thinking["batches_per_second"] < busy["batches_per_second"]
+    # the clients' seeded pauses (7 each, mean 0.1 s) add up to 0.69 and 0.61 s, so the
+    # window (until the first client is done) lasts 0.61 s or more, for at most 16 batches
+    assert thinking["batches_total"] == 16 and thinking["window_seconds"] >= 0.61
+    assert thinking["batches_per_second"] < 16 / 0.61 < busy["batches_per_second"]
     assert any(line.startswith("| 100 | vQPU, null backend |") for line in result.stdout.splitlines())
 
 

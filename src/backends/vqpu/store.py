@@ -584,8 +584,13 @@ class Store:
             )
         )
 
-    def mark_fetched(self, batch_id: int) -> Future[Any]:
-        """Count one delivery of a finished result; the returned future is done once it is stored.
+    def mark_fetched(self, batch_id: int) -> Future[None]:
+        """Count one delivery of a finished result, without waiting for the writer.
+
+        Returns
+        -------
+        concurrent.futures.Future
+            Done once the count is stored (see :meth:`write_soon`).
 
         Examples
         --------
@@ -600,9 +605,11 @@ class Store:
         2
         >>> store.close(); folder.cleanup()
         """
-        return self.write_soon(
-            lambda conn: conn.execute("UPDATE batches SET fetched = fetched + 1 WHERE id = ?", (batch_id,))
-        )
+
+        def count(conn: sqlite3.Connection) -> None:
+            conn.execute("UPDATE batches SET fetched = fetched + 1 WHERE id = ?", (batch_id,))
+
+        return self.write_soon(count)
 
 
 class Queued(NamedTuple):
