@@ -501,6 +501,9 @@ def null_http_command(db: Path, port: int, *args: str) -> list[str]:
 def scale_experiment(args: argparse.Namespace, out: Path) -> int:
     """``--scale``: the vQPU server on the ``null`` backend, then the do-nothing server, same clients."""
     vqpu, floor, client_cpus = default_server_command("null"), null_http_command, None
+    if args.batches < 2:  # the window holds all batches of the first client done, at least two
+        print("--scale needs --batches 2 or more (a median and a p90 per run)", file=sys.stderr)
+        return 2
     if args.pin:
         cpus = sorted(os.sched_getaffinity(0))
         if len(cpus) < 2 or shutil.which("taskset") is None:

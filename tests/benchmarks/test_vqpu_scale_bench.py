@@ -65,6 +65,7 @@ def test_clients_that_think_send_fewer_batches_per_second(tmp_path):
         (["--latency", "-1"], "argument --latency"),
         (["--think", "-0.1"], "argument --think"),
         (["--think", "nan"], "argument --think"),
+        (["--batches", "1"], "--scale needs --batches 2 or more (a median and a p90 per run)"),
     ],
 )
 def test_a_bad_argument_is_one_line_and_exit_2(argument, message):
