@@ -477,7 +477,7 @@ def scale(
         "server_median_ms": 1e3 * statistics.median(inside),
         "server_p90_ms": 1e3 * statistics.quantiles(inside, n=10)[-1],
         "batches_per_second": len(samples) / span,
-        # the server's CPU (decoder process included) per timed batch, over the timed span
+        # the server's CPU (decoder process included) per batch answered in the window
         "server_cpu_ms_per_batch": 1e3 * cpu / len(samples),
         "server_cpu_share": cpu / span,
         "window_seconds": span,

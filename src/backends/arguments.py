@@ -10,8 +10,11 @@ from __future__ import annotations
 import argparse
 import math
 from collections.abc import Callable
+from typing import TypeVar
 
 __all__ = ["integer", "real"]
+
+_Number = TypeVar("_Number", int, float)
 
 
 def integer(low: int, high: int) -> Callable[[str], int]:
@@ -36,17 +39,7 @@ def integer(low: int, high: int) -> Callable[[str], int]:
     ...
     argparse.ArgumentTypeError: must be an integer in [1, 10], got '1e3'
     """
-
-    def convert(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            value = None
-        if value is None or not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"must be an integer in [{low}, {high}], got {text!r}")
-        return value
-
-    return convert
+    return _checked(int, lambda value: low <= value <= high, f"an integer in [{low}, {high}]")
 
 
 def real(low: float, high: float) -> Callable[[str], float]:
@@ -71,14 +64,25 @@ def real(low: float, high: float) -> Callable[[str], float]:
     ...
     argparse.ArgumentTypeError: must be a number in [0, 1], got 'nan'
     """
+    return _checked(
+        float,
+        lambda value: math.isfinite(value) and low <= value <= high,
+        f"a number in [{low:.15g}, {high:.15g}]",
+    )
 
-    def convert(text: str) -> float:
+
+def _checked(
+    parse: Callable[[str], _Number], accepts: Callable[[_Number], bool], what: str
+) -> Callable[[str], _Number]:
+    """An argparse type: ``parse(text)`` if it parses and ``accepts`` it, else "must be WHAT, got TEXT"."""
+
+    def convert(text: str) -> _Number:
         try:
-            value = float(text)
-        except ValueError:
-            value = math.nan
-        if not (math.isfinite(value) and low <= value <= high):
-            raise argparse.ArgumentTypeError(f"must be a number in [{low:.15g}, {high:.15g}], got {text!r}")
-        return value
+            value = parse(text)
+            if accepts(value):
+                return value
+        except ValueError:  # not a number at all: refused like one out of range
+            pass
+        raise argparse.ArgumentTypeError(f"must be {what}, got {text!r}")
 
     return convert
