@@ -124,6 +124,23 @@ def test_latency_is_added_per_circuit(store):
     assert done.ended >= done.started + done.quantum_seconds + done.transpile_seconds - 1e-6
 
 
+@pytest.mark.parametrize(("latency", "sleeps"), [(0.0, []), (0.01, [0.01])])
+def test_the_executor_sleeps_only_for_a_latency(store, monkeypatch, latency, sleeps):
+    # time.sleep(0) would give up the GIL and wait to get it back on every batch
+    slept = []
+    clock = types.SimpleNamespace(time=time.time, perf_counter=time.perf_counter, sleep=slept.append)
+    monkeypatch.setattr("backends.vqpu.executor.time", clock)
+    backend = types.SimpleNamespace(run=lambda circuits, shots, seed=None: [{"00": shots}])
+    batch_id = queue(store, 3)
+
+    BatchExecutor(backend, store, latency=latency).run_batch(batch_id)
+
+    assert slept == sleeps
+    done = store.get(batch_id)
+    assert (done.status, done.counts) == ("done", [{"00": 3}])
+    assert done.quantum_seconds >= latency
+
+
 def test_start_requeues_what_a_dead_server_left_running(store):
     finished = []
     interrupted = queue(store, 3)
