@@ -16,7 +16,6 @@ plus the emulated latency; decoding and transpiling are stored apart as
 
 from __future__ import annotations
 
-import bisect
 import dataclasses
 import logging
 import threading
@@ -27,7 +26,7 @@ from backends.base import QuantumBackend
 from backends.timing import record_timings
 from backends.validation import check_nonnegative
 from backends.vqpu.accounting import Ledger, Quotas, usage_of
-from backends.vqpu.policies import Policy, make_policy
+from backends.vqpu.policies import Policy, RunQueue, make_policy
 from backends.vqpu.store import Batch, Queued, Store
 from backends.vqpu.tokens import Caller
 from backends.vqpu.wire import decode_circuits
@@ -102,7 +101,7 @@ class BatchExecutor:
         self.quotas = quotas or Quotas()
         self.ledger = ledger if ledger is not None else Ledger()
         self._on_finish = on_finish
-        self._queue: list[Queued] = []  # the store's queued batches, in id order
+        self._queue = RunQueue(self.policy)  # the store's queued batches
         self._queue_lock = threading.Lock()
         self._wake = threading.Event()
         self._stop = threading.Event()
@@ -172,11 +171,9 @@ class BatchExecutor:
         self._wake.set()
 
     def _add(self, queued: Queued) -> None:
-        """Put a batch in the in-memory queue, in id order, unless it is there already."""
+        """Put a batch in the in-memory queue unless it is there already (start() and enqueue() may meet)."""
         with self._queue_lock:
-            at = bisect.bisect_left(self._queue, queued.id, key=_id)
-            if at == len(self._queue) or self._queue[at].id != queued.id:  # start() and enqueue() may meet
-                self._queue.insert(at, queued)
+            self._queue.add(queued)
 
     def stop(self) -> None:
         """Let the running batch finish and stop the thread; safe to call twice.
@@ -220,11 +217,7 @@ class BatchExecutor:
     def _next(self) -> int | None:
         """Take the batch the policy picks off the queue; None when the queue is empty."""
         with self._queue_lock:
-            if not self._queue:
-                return None
-            batch_id = self.policy.choose(self._queue, now=time.time())
-            del self._queue[bisect.bisect_left(self._queue, batch_id, key=_id)]
-        return batch_id
+            return self._queue.take(now=time.time())
 
     def run_batch(self, batch_id: int) -> None:
         """Run one stored batch and store its outcome; errors fail the batch, not the executor.
@@ -312,8 +305,3 @@ class BatchExecutor:
         self.ledger.charge(Caller(batch.job, batch.user), usage_of(ran))
         if self._on_finish is not None:
             self._on_finish(batch.id)
-
-
-def _id(queued: Queued) -> int:
-    """The sort key of the in-memory queue: the batch id."""
-    return queued.id

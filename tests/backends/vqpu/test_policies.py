@@ -1,22 +1,25 @@
 """Scheduling policies without a server: the order they pick and the checks of their parameters."""
 
+import importlib.util
+from pathlib import Path
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from backends import InvalidParameterError
 from backends.vqpu.accounting import Ledger, Quotas, Usage
-from backends.vqpu.policies import make_policy
+from backends.vqpu.policies import RunQueue, make_policy
 from backends.vqpu.store import Queued
 from backends.vqpu.tokens import Caller
 
 
 def drain(policy, queue, now=0.0):
     """Ids in the order ``policy`` runs the whole ``queue`` (no arrivals meanwhile)."""
-    queue, order = list(queue), []
-    while queue:
-        chosen = policy.choose(queue, now=now)
-        order.append(chosen)
-        queue = [b for b in queue if b.id != chosen]
-    return order
+    run_queue = RunQueue(policy)
+    for batch in queue:
+        run_queue.add(batch)
+    return [run_queue.take(now=now) for _ in queue]
 
 
 QUEUE = [
@@ -65,3 +68,44 @@ def test_a_user_quota_counts_every_job_of_the_user():
         quotas.refusal(Caller("j3", "ann"), ledger) == "user 'ann' used 1 quantum seconds, the quota is 1 s"
     )
     assert quotas.refusal(Caller("j4", "bob"), ledger) is None
+
+
+def load_peer():
+    """``benchmarks/vqpu_scheduling.py``: its ``ScanningQueue`` states the policies as one scan per pick."""
+    path = Path(__file__).resolve().parents[3] / "benchmarks" / "vqpu_scheduling.py"
+    spec = importlib.util.spec_from_file_location("vqpu_scheduling", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+ScanningQueue = load_peer().ScanningQueue
+
+
+#: An arrival (id, job, submitted) or a take at a time; ids may repeat and arrive out of order.
+STEPS = st.lists(
+    st.one_of(
+        st.tuples(st.just("add"), st.integers(1, 40), st.sampled_from("abcd"), st.integers(0, 20)),
+        st.tuples(st.just("take"), st.integers(0, 30)),
+    ),
+    max_size=80,
+)
+
+
+@pytest.mark.timeout(120)
+@settings(max_examples=300, deadline=None)
+@given(
+    name=st.sampled_from(["fifo", "round-robin"]),
+    max_wait=st.one_of(st.none(), st.integers(0, 10)),
+    steps=STEPS,
+)
+def test_the_run_queue_picks_what_a_scan_of_the_queue_picks(name, max_wait, steps):
+    policy = make_policy(name, max_wait=max_wait)
+    fast, scan = RunQueue(policy), ScanningQueue(policy)
+    for step in steps:
+        if step[0] == "add":
+            batch = Queued(step[1], step[2], float(step[3]))
+            assert fast.add(batch) == scan.add(batch)
+        else:
+            assert fast.take(now=float(step[1])) == scan.take(now=float(step[1]))
+        assert len(fast) == len(scan)
