@@ -24,6 +24,8 @@ def test_both_queues_pick_the_same_batches_and_the_table_matches_the_json():
     assert [(p["policy"], p["queued"]) for p in points] == [(q, n) for q in policies for n in (50, 500)]
     for point in points:
         assert point["same_order"] is True
+        # the bound is half a batch's mean wait: every pick comes from it, none without one
+        assert point["bound_share"] == (1.0 if point["policy"].endswith("max_wait") else 0.0)
         assert point["run_queue_us"] > 0 and point["scan_us"] > 0
         assert point["ratio"] == pytest.approx(point["scan_us"] / point["run_queue_us"])
         key = f"| {point['policy']} | {point['queued']:,} |"

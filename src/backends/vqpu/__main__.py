@@ -201,11 +201,11 @@ def _serve(args: argparse.Namespace) -> int:
     from backends import get_backend
     from backends.vqpu.server import (
         Limits,
+        Policy,
         Quotas,
         TokenBook,
         VQPUService,
         create_app,
-        make_policy,
         uvicorn_config,
     )
 
@@ -229,7 +229,7 @@ def _serve(args: argparse.Namespace) -> int:
         tokens=tokens,
         latency=args.latency,
         limits=limits,
-        policy=make_policy(args.policy, args.max_wait),
+        policy=Policy(args.policy, args.max_wait),
         quotas=Quotas(job_seconds=args.job_quota, user_seconds=args.user_quota),
     )
     logging.basicConfig(format="%(asctime)s %(name)s %(levelname)s %(message)s")

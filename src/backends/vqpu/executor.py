@@ -26,7 +26,7 @@ from backends.base import QuantumBackend
 from backends.timing import record_timings
 from backends.validation import check_nonnegative
 from backends.vqpu.accounting import Ledger, Quotas, usage_of
-from backends.vqpu.policies import Policy, RunQueue, make_policy
+from backends.vqpu.policies import Policy, RunQueue
 from backends.vqpu.store import Batch, Queued, Store
 from backends.vqpu.tokens import Caller
 from backends.vqpu.wire import decode_circuits
@@ -97,7 +97,7 @@ class BatchExecutor:
         self.backend = backend
         self.store = store
         self.latency = check_nonnegative(latency, "latency")
-        self.policy = policy or make_policy("fifo")
+        self.policy = policy or Policy("fifo")
         self.quotas = quotas or Quotas()
         self.ledger = ledger if ledger is not None else Ledger()
         self._on_finish = on_finish

@@ -19,7 +19,7 @@ without scanning them: heaps give the next batch in time logarithmic in the queu
 length, so a long queue does not slow every batch down:
 
 >>> from backends.vqpu.store import Queued
->>> fifo, fair = RunQueue(make_policy("fifo")), RunQueue(make_policy("round-robin"))
+>>> fifo, fair = RunQueue(Policy("fifo")), RunQueue(Policy("round-robin"))
 >>> for queue in (fifo, fair):
 ...     for batch in [Queued(1, "heavy", 0.0), Queued(2, "heavy", 0.0), Queued(3, "light", 0.1)]:
 ...         _ = queue.add(batch)
@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from backends.validation import check_choice, check_nonnegative
 from backends.vqpu.store import Queued
 
-__all__ = ["POLICIES", "Policy", "RunQueue", "make_policy"]
+__all__ = ["POLICIES", "Policy", "RunQueue"]
 
 #: Names of the scheduling policies.
 POLICIES = ("fifo", "round-robin")
@@ -44,7 +44,7 @@ POLICIES = ("fifo", "round-robin")
 
 @dataclass(frozen=True)
 class Policy:
-    """A scheduling policy: the base order and an optional waiting-time bound.
+    """A scheduling policy: the base order and an optional waiting-time bound, checked.
 
     Parameters
     ----------
@@ -53,20 +53,35 @@ class Policy:
     max_wait : float or None
         Seconds after which a waiting batch goes first; None for no bound.
 
+    Raises
+    ------
+    InvalidParameterError
+        If ``name`` is not in :data:`POLICIES` or ``max_wait`` is negative or not finite.
+
     Examples
     --------
-    >>> Policy("round-robin", max_wait=5.0).max_wait
+    >>> Policy("round-robin", max_wait=5).max_wait
     5.0
+    >>> Policy("lifo")
+    Traceback (most recent call last):
+    ...
+    backends.errors.InvalidParameterError: policy must be one of 'fifo', 'round-robin'; got 'lifo'
     """
 
     name: str
     max_wait: float | None = None
 
+    def __post_init__(self) -> None:
+        check_choice(self.name, "policy", POLICIES)
+        if self.max_wait is not None:
+            object.__setattr__(self, "max_wait", check_nonnegative(self.max_wait, "max_wait"))
+
 
 class RunQueue:
     """The queued batches of a vQPU server, handed out in the order of ``policy``.
 
-    Not thread-safe: the executor calls it under its own lock.
+    Not thread-safe: the executor calls it under its own lock. Memory stays linear in
+    the number of batches queued, however many have passed through.
 
     Parameters
     ----------
@@ -86,32 +101,60 @@ class RunQueue:
     """
 
     def __init__(self, policy: Policy) -> None:
-        self.policy = policy
+        self._policy = policy
+        self._round_robin = policy.name == "round-robin"
         self._batches: dict[int, Queued] = {}  # id -> batch, every queued batch
         self._jobs: dict[str, list[int]] = {}  # job -> ids of its queued batches, ascending
         self._served: dict[str, int] = {}  # job -> turn it was last served in
         self._turn = 0
         # heaps with lazy deletion: an entry whose batch has left, or whose job's key
-        # changed, is dropped when it comes to the top
-        self._by_id: list[int] = []
-        self._by_age: list[tuple[float, int]] = []
-        self._by_turn: list[tuple[int, int, str]] = []  # (last served or -1, oldest id, job)
+        # changed, is dropped when it comes to the top, and all are rebuilt from the
+        # queued batches once they hold more stale entries than live ones
+        self._by_id: list[int] = []  # fifo
+        self._by_age: list[tuple[float, int]] = []  # (submitted, id), with a bound
+        self._by_turn: list[tuple[int, int, str]] = []  # (last served or -1, oldest id, job), round-robin
+
+    @property
+    def policy(self) -> Policy:
+        """The policy the queue was made with (read-only: the heaps are built for it)."""
+        return self._policy
 
     def __len__(self) -> int:
+        """The number of queued batches."""
         return len(self._batches)
 
     def add(self, batch: Queued) -> bool:
-        """Queue ``batch``; False (and nothing changes) if a batch with its id is queued already."""
+        """Queue ``batch`` unless a batch with its id is queued already.
+
+        Parameters
+        ----------
+        batch : Queued
+            Its id, job and acceptance time (epoch seconds).
+
+        Returns
+        -------
+        bool
+            True if it was queued, False (and nothing changed) if its id was there.
+
+        Examples
+        --------
+        >>> from backends.vqpu.store import Queued
+        >>> queue = RunQueue(Policy("fifo"))
+        >>> queue.add(Queued(7, "a", 0.0)), queue.add(Queued(7, "b", 1.0)), len(queue)
+        (True, False, 1)
+        """
         if batch.id in self._batches:
             return False
         self._batches[batch.id] = batch
-        heapq.heappush(self._by_id, batch.id)
-        if self.policy.max_wait is not None:
+        if self._policy.max_wait is not None:
             heapq.heappush(self._by_age, (batch.submitted, batch.id))
         ids = self._jobs.setdefault(batch.job, [])
         bisect.insort(ids, batch.id)
-        if ids[0] == batch.id:  # the job's oldest batch changed: its round-robin key too
-            self._push_turn(batch.job)
+        if self._round_robin:
+            if ids[0] == batch.id:  # the job's oldest batch changed: its key too
+                self._push_turn(batch.job)
+        else:
+            heapq.heappush(self._by_id, batch.id)
         return True
 
     def take(self, *, now: float) -> int | None:
@@ -129,26 +172,48 @@ class RunQueue:
             beyond ``max_wait``, else the oldest batch of the job served least recently
             (``round-robin``; jobs never served first, by their oldest batch) or the
             oldest batch (``fifo``).
+
+        Examples
+        --------
+        >>> from backends.vqpu.store import Queued
+        >>> queue = RunQueue(Policy("round-robin"))
+        >>> for batch in [Queued(1, "a", 0.0), Queued(2, "a", 0.0), Queued(3, "b", 0.0)]:
+        ...     _ = queue.add(batch)
+        >>> queue.take(now=0.0), queue.take(now=0.0), queue.take(now=0.0), queue.take(now=0.0)
+        (1, 3, 2, None)
         """
         if not self._batches:
             return None
         chosen = self._overdue(now)
         if chosen is None:
-            chosen = self._oldest_of_least_served() if self.policy.name == "round-robin" else self._oldest()
+            chosen = self._oldest_of_least_served() if self._round_robin else self._oldest()
         batch = self._batches.pop(chosen)
         ids = self._jobs[batch.job]
         del ids[bisect.bisect_left(ids, chosen)]
         self._turn += 1
         self._served[batch.job] = self._turn
-        if ids:
-            self._push_turn(batch.job)
-        else:
+        if not ids:
             del self._jobs[batch.job]
+        elif self._round_robin:
+            self._push_turn(batch.job)
+        self._compact()
         return chosen
 
     def _push_turn(self, job: str) -> None:
-        if self.policy.name == "round-robin":
-            heapq.heappush(self._by_turn, (self._served.get(job, -1), self._jobs[job][0], job))
+        heapq.heappush(self._by_turn, (self._served.get(job, -1), self._jobs[job][0], job))
+
+    def _compact(self) -> None:
+        """Rebuild the heaps from the queued batches once they hold as many stale entries as live ones."""
+        limit = 2 * len(self._batches) + 64  # amortised: at least that many pushes since the last rebuild
+        if len(self._by_id) > limit:
+            self._by_id = list(self._batches)
+            heapq.heapify(self._by_id)
+        if len(self._by_age) > limit:
+            self._by_age = [(b.submitted, b.id) for b in self._batches.values()]
+            heapq.heapify(self._by_age)
+        if len(self._by_turn) > limit:
+            self._by_turn = [(self._served.get(job, -1), ids[0], job) for job, ids in self._jobs.items()]
+            heapq.heapify(self._by_turn)
 
     def _oldest(self) -> int:
         while self._by_id[0] not in self._batches:
@@ -157,12 +222,12 @@ class RunQueue:
 
     def _overdue(self, now: float) -> int | None:
         """The longest waiting batch (ties: lowest id) if it waited more than ``max_wait``."""
-        if self.policy.max_wait is None:
+        if self._policy.max_wait is None:
             return None
         while True:
             submitted, batch_id = self._by_age[0]
             if (batch := self._batches.get(batch_id)) is not None and batch.submitted == submitted:
-                return batch_id if now - submitted > self.policy.max_wait else None
+                return batch_id if now - submitted > self._policy.max_wait else None
             heapq.heappop(self._by_age)
 
     def _oldest_of_least_served(self) -> int:
@@ -172,24 +237,3 @@ class RunQueue:
             if ids and ids[0] == oldest and self._served.get(job, -1) == served:
                 return oldest
             heapq.heappop(self._by_turn)
-
-
-def make_policy(name: str, max_wait: float | None = None) -> Policy:
-    """Return the policy ``name`` with an optional waiting-time bound, checked.
-
-    Raises
-    ------
-    InvalidParameterError
-        If ``name`` is not in :data:`POLICIES` or ``max_wait`` is negative.
-
-    Examples
-    --------
-    >>> make_policy("fifo", max_wait=2.5)
-    Policy(name='fifo', max_wait=2.5)
-    >>> make_policy("lifo")
-    Traceback (most recent call last):
-    ...
-    backends.errors.InvalidParameterError: policy must be one of 'fifo', 'round-robin'; got 'lifo'
-    """
-    check_choice(name, "policy", POLICIES)
-    return Policy(name, None if max_wait is None else check_nonnegative(max_wait, "max_wait"))

@@ -70,11 +70,11 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from backends.vqpu.accounting import Quotas
 from backends.vqpu.limits import MAX_WAIT, Limits
 from backends.vqpu.metrics import CONTENT_TYPE
-from backends.vqpu.policies import make_policy
+from backends.vqpu.policies import Policy
 from backends.vqpu.service import APIError, BatchIn, VQPUService
 from backends.vqpu.tokens import Caller, TokenBook
 
-__all__ = ["Limits", "Quotas", "TokenBook", "VQPUService", "create_app", "make_policy", "uvicorn_config"]
+__all__ = ["Limits", "Quotas", "TokenBook", "VQPUService", "Policy", "create_app", "uvicorn_config"]
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]

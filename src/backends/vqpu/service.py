@@ -32,7 +32,7 @@ from backends.vqpu.accounting import Ledger, Quotas
 from backends.vqpu.executor import BatchExecutor
 from backends.vqpu.limits import MAX_PENDING_DECODES, MAX_WAIT, SQLITE_INT_MAX, Limits
 from backends.vqpu.metrics import Snapshot, render
-from backends.vqpu.policies import Policy, make_policy
+from backends.vqpu.policies import Policy
 from backends.vqpu.report import summarize
 from backends.vqpu.sandbox import CircuitSummary, DecodeLimitError, DecodeWorker
 from backends.vqpu.store import Batch, QueueFullError, Store
@@ -183,7 +183,7 @@ class VQPUService:
         self.started = time.time()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._waiters: defaultdict[int, asyncio.Event] = defaultdict(asyncio.Event)
-        self.policy = policy or make_policy("fifo")
+        self.policy = policy or Policy("fifo")
         self.quotas = quotas or Quotas()
         self.ledger = Ledger(self.store.batches())
         self.quota_refusals = 0

@@ -13,7 +13,7 @@ from vqpu_helpers import ghz
 from backends import InvalidParameterError
 from backends.vqpu.accounting import Ledger, Quotas, Usage
 from backends.vqpu.executor import BatchExecutor
-from backends.vqpu.policies import make_policy
+from backends.vqpu.policies import Policy
 from backends.vqpu.store import Store
 from backends.vqpu.tokens import Caller
 from backends.vqpu.wire import encode_circuits
@@ -228,7 +228,7 @@ def test_round_robin_alternates_between_a_heavy_and_a_light_job(store):
     light = [queue(store, shots, job="light") for shots in (4, 5)]
 
     run_until(
-        BatchExecutor(backend, store, policy=make_policy("round-robin"), on_finish=finished.append),
+        BatchExecutor(backend, store, policy=Policy("round-robin"), on_finish=finished.append),
         finished,
         5,
     )
@@ -241,7 +241,7 @@ def test_fifo_keeps_arrival_order_and_the_bound_puts_overdue_batches_first(store
     heavy = [queue(store, shots, job="heavy", submitted=now) for shots in (1, 2, 3)]
     late = queue(store, 4, job="light", submitted=now - 60)  # arrived last, accepted long ago
     backend, finished = Recorder(), []
-    policy = make_policy("round-robin", max_wait=30.0)
+    policy = Policy("round-robin", max_wait=30.0)
 
     run_until(BatchExecutor(backend, store, policy=policy, on_finish=finished.append), finished, 4)
 

@@ -1,6 +1,7 @@
 """Scheduling policies without a server: the order they pick and the checks of their parameters."""
 
 import importlib.util
+import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -9,7 +10,7 @@ from hypothesis import strategies as st
 
 from backends import InvalidParameterError
 from backends.vqpu.accounting import Ledger, Quotas, Usage
-from backends.vqpu.policies import RunQueue, make_policy
+from backends.vqpu.policies import Policy, RunQueue
 from backends.vqpu.store import Queued
 from backends.vqpu.tokens import Caller
 
@@ -32,24 +33,24 @@ QUEUE = [
 
 
 def test_fifo_is_arrival_order():
-    assert drain(make_policy("fifo"), QUEUE) == [1, 2, 3, 4, 5]
+    assert drain(Policy("fifo"), QUEUE) == [1, 2, 3, 4, 5]
 
 
 def test_round_robin_serves_each_job_in_turn():
-    assert drain(make_policy("round-robin"), QUEUE) == [1, 4, 5, 2, 3]
+    assert drain(Policy("round-robin"), QUEUE) == [1, 4, 5, 2, 3]
 
 
 def test_the_bound_puts_the_longest_waiting_first():
     late = [Queued(1, "a", 9.0), Queued(2, "b", 9.5), Queued(3, "c", 0.0)]
-    assert drain(make_policy("round-robin", max_wait=5.0), late, now=10.0) == [3, 1, 2]
-    assert drain(make_policy("round-robin"), late, now=10.0) == [1, 2, 3]
+    assert drain(Policy("round-robin", max_wait=5.0), late, now=10.0) == [3, 1, 2]
+    assert drain(Policy("round-robin"), late, now=10.0) == [1, 2, 3]
 
 
 @pytest.mark.parametrize(
     ("call", "message"),
     [
-        (lambda: make_policy("lifo"), "policy"),
-        (lambda: make_policy("fifo", max_wait=-1.0), "max_wait"),
+        (lambda: Policy("lifo"), "policy"),
+        (lambda: Policy("fifo", max_wait=-1.0), "max_wait"),
         (lambda: Quotas(job_seconds=-1.0), "job_seconds"),
         (lambda: Quotas(user_seconds=float("nan")), "user_seconds"),
     ],
@@ -100,7 +101,7 @@ STEPS = st.lists(
     steps=STEPS,
 )
 def test_the_run_queue_picks_what_a_scan_of_the_queue_picks(name, max_wait, steps):
-    policy = make_policy(name, max_wait=max_wait)
+    policy = Policy(name, max_wait=max_wait)
     fast, scan = RunQueue(policy), ScanningQueue(policy)
     for step in steps:
         if step[0] == "add":
@@ -109,3 +110,26 @@ def test_the_run_queue_picks_what_a_scan_of_the_queue_picks(name, max_wait, step
         else:
             assert fast.take(now=float(step[1])) == scan.take(now=float(step[1]))
         assert len(fast) == len(scan)
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize(
+    ("name", "max_wait"), [("fifo", None), ("fifo", 5.0), ("round-robin", None), ("round-robin", 5.0)]
+)
+def test_memory_stays_bounded_however_many_batches_pass_through(name, max_wait):
+    # a server runs for months: the queue holds 10 batches while 60,000 pass through it
+    queue = RunQueue(Policy(name, max_wait=max_wait))
+    arrivals = [Queued(i, f"job-{i % 7}", float(i)) for i in range(60_010)]
+    for batch in arrivals[:10]:
+        queue.add(batch)
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for now, batch in enumerate(arrivals[10:], start=10):
+            queue.take(now=float(now))
+            queue.add(batch)
+        grown = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert len(queue) == 10
+    assert grown < 100_000, f"{grown} bytes kept for a queue of 10 batches"

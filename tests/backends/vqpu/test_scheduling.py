@@ -12,7 +12,7 @@ from backends import get_backend
 from backends.vqpu.__main__ import main
 from backends.vqpu.accounting import Quotas
 from backends.vqpu.api import QuotaExceededError, VQPUSession
-from backends.vqpu.policies import make_policy
+from backends.vqpu.policies import Policy
 from backends.vqpu.store import read_batches
 from backends.vqpu.wire import encode_circuits
 
@@ -92,8 +92,8 @@ def _run_heavy_and_light(physical, db, policy, light_jobs):
 @pytest.mark.slow
 @pytest.mark.timeout(60)
 def test_round_robin_interleaves_a_heavy_and_a_light_job_where_fifo_does_not(physical, tmp_path):
-    fifo, _ = _run_heavy_and_light(physical, tmp_path / "fifo.sqlite", make_policy("fifo"), ["l1", "l2"])
-    fair, _ = _run_heavy_and_light(physical, tmp_path / "rr.sqlite", make_policy("round-robin"), ["l1", "l2"])
+    fifo, _ = _run_heavy_and_light(physical, tmp_path / "fifo.sqlite", Policy("fifo"), ["l1", "l2"])
+    fair, _ = _run_heavy_and_light(physical, tmp_path / "rr.sqlite", Policy("round-robin"), ["l1", "l2"])
     assert fifo == ["h1", "h2", "h3", "l1", "l2"]
     assert fair == ["h1", "l1", "l2", "h2", "h3"]  # light jobs never served go first, one batch each
 
@@ -102,7 +102,7 @@ def test_round_robin_interleaves_a_heavy_and_a_light_job_where_fifo_does_not(phy
 @pytest.mark.timeout(60)
 def test_a_batch_that_hits_the_waiting_time_bound_goes_first(physical, tmp_path):
     light = ["l1", "l2", "l3", "l4"]
-    policy = make_policy("round-robin", max_wait=1.2)
+    policy = Policy("round-robin", max_wait=1.2)
     order, batches = _run_heavy_and_light(physical, tmp_path / "bound.sqlite", policy, light)
     # round-robin alone would run h2 after every light job; past 1.2 s of waiting it goes first
     assert order.index("h2") < order.index("l4") and order.index("h1") == 0
