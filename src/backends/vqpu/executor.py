@@ -97,15 +97,20 @@ class BatchExecutor:
         self.backend = backend
         self.store = store
         self.latency = check_nonnegative(latency, "latency")
-        self.policy = policy or Policy("fifo")
+        self._policy = policy or Policy("fifo")
         self.quotas = quotas or Quotas()
         self.ledger = ledger if ledger is not None else Ledger()
         self._on_finish = on_finish
-        self._queue = RunQueue(self.policy)  # the store's queued batches
+        self._queue = RunQueue(self._policy)  # the store's queued batches
         self._queue_lock = threading.Lock()
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+
+    @property
+    def policy(self) -> Policy:
+        """The scheduling policy (read-only: the executor's queue is built for it)."""
+        return self._policy
 
     def start(self) -> None:
         """Re-queue the batches a dead server left running, then start the executor thread.

@@ -81,7 +81,9 @@ class RunQueue:
     """The queued batches of a vQPU server, handed out in the order of ``policy``.
 
     Not thread-safe: the executor calls it under its own lock. Memory stays linear in
-    the number of batches queued, however many have passed through.
+    the number of batches queued, however many have passed through, plus, under
+    ``round-robin``, one turn per job ever served (a returning job's place in the
+    order depends on it).
 
     Parameters
     ----------
@@ -105,7 +107,7 @@ class RunQueue:
         self._round_robin = policy.name == "round-robin"
         self._batches: dict[int, Queued] = {}  # id -> batch, every queued batch
         self._jobs: dict[str, list[int]] = {}  # job -> ids of its queued batches, ascending
-        self._served: dict[str, int] = {}  # job -> turn it was last served in
+        self._served: dict[str, int] = {}  # job -> turn it was last served in, round-robin
         self._turn = 0
         # heaps with lazy deletion: an entry whose batch has left, or whose job's key
         # changed, is dropped when it comes to the top, and all are rebuilt from the
@@ -190,8 +192,9 @@ class RunQueue:
         batch = self._batches.pop(chosen)
         ids = self._jobs[batch.job]
         del ids[bisect.bisect_left(ids, chosen)]
-        self._turn += 1
-        self._served[batch.job] = self._turn
+        if self._round_robin:
+            self._turn += 1
+            self._served[batch.job] = self._turn
         if not ids:
             del self._jobs[batch.job]
         elif self._round_robin:

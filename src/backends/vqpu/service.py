@@ -183,7 +183,6 @@ class VQPUService:
         self.started = time.time()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._waiters: defaultdict[int, asyncio.Event] = defaultdict(asyncio.Event)
-        self.policy = policy or Policy("fifo")
         self.quotas = quotas or Quotas()
         self.ledger = Ledger(self.store.batches())
         self.quota_refusals = 0
@@ -192,10 +191,15 @@ class VQPUService:
             self.store,
             latency=latency,
             on_finish=self._finished,
-            policy=self.policy,
+            policy=policy or Policy("fifo"),
             quotas=self.quotas,
             ledger=self.ledger,
         )
+
+    @property
+    def policy(self) -> Policy:
+        """The scheduling policy (read-only: the executor's queue is built for it)."""
+        return self._executor.policy
 
     # -- life cycle -------------------------------------------------------------------------------
     def start(self, loop: asyncio.AbstractEventLoop | None = None) -> None:

@@ -133,3 +133,23 @@ def test_memory_stays_bounded_however_many_batches_pass_through(name, max_wait):
         tracemalloc.stop()
     assert len(queue) == 10
     assert grown < 100_000, f"{grown} bytes kept for a queue of 10 batches"
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("max_wait", [None, 5.0])
+def test_fifo_keeps_nothing_per_job_once_its_batches_are_gone(max_wait):
+    # one job per batch, as with one Slurm job per batch: fifo needs no memory of jobs
+    queue = RunQueue(Policy("fifo", max_wait=max_wait))
+    arrivals = [Queued(i, f"job-{i}", float(i)) for i in range(30_010)]
+    for batch in arrivals[:10]:
+        queue.add(batch)
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for now, batch in enumerate(arrivals[10:], start=10):
+            queue.take(now=float(now))
+            queue.add(batch)
+        grown = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert grown < 100_000, f"{grown} bytes kept for a queue of 10 batches"
