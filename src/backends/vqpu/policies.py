@@ -106,7 +106,7 @@ class RunQueue:
         self._policy = policy
         self._round_robin = policy.name == "round-robin"
         self._batches: dict[int, Queued] = {}  # id -> batch, every queued batch
-        self._jobs: dict[str, list[int]] = {}  # job -> ids of its queued batches, ascending
+        self._jobs: dict[str, list[int]] = {}  # job -> ids of its queued batches, ascending, round-robin
         self._served: dict[str, int] = {}  # job -> turn it was last served in, round-robin
         self._turn = 0
         # heaps with lazy deletion: an entry whose batch has left, or whose job's key
@@ -150,9 +150,9 @@ class RunQueue:
         self._batches[batch.id] = batch
         if self._policy.max_wait is not None:
             heapq.heappush(self._by_age, (batch.submitted, batch.id))
-        ids = self._jobs.setdefault(batch.job, [])
-        bisect.insort(ids, batch.id)
         if self._round_robin:
+            ids = self._jobs.setdefault(batch.job, [])
+            bisect.insort(ids, batch.id)
             if ids[0] == batch.id:  # the job's oldest batch changed: its key too
                 self._push_turn(batch.job)
         else:
@@ -190,17 +190,21 @@ class RunQueue:
         if chosen is None:
             chosen = self._oldest_of_least_served() if self._round_robin else self._oldest()
         batch = self._batches.pop(chosen)
-        ids = self._jobs[batch.job]
-        del ids[bisect.bisect_left(ids, chosen)]
         if self._round_robin:
-            self._turn += 1
-            self._served[batch.job] = self._turn
-        if not ids:
-            del self._jobs[batch.job]
-        elif self._round_robin:
-            self._push_turn(batch.job)
+            self._served_one(batch.job, chosen)
         self._compact()
         return chosen
+
+    def _served_one(self, job: str, batch_id: int) -> None:
+        """Round-robin: take ``batch_id`` off its job's list and give the job this turn."""
+        ids = self._jobs[job]
+        del ids[bisect.bisect_left(ids, batch_id)]
+        self._turn += 1
+        self._served[job] = self._turn
+        if ids:
+            self._push_turn(job)
+        else:
+            del self._jobs[job]
 
     def _push_turn(self, job: str) -> None:
         heapq.heappush(self._by_turn, (self._served.get(job, -1), self._jobs[job][0], job))
