@@ -112,14 +112,11 @@ def test_the_run_queue_picks_what_a_scan_of_the_queue_picks(name, max_wait, step
         assert len(fast) == len(scan)
 
 
-@pytest.mark.timeout(120)
-@pytest.mark.parametrize(
-    ("name", "max_wait"), [("fifo", None), ("fifo", 5.0), ("round-robin", None), ("round-robin", 5.0)]
-)
-def test_memory_stays_bounded_however_many_batches_pass_through(name, max_wait):
-    # a server runs for months: the queue holds 10 batches while 60,000 pass through it
-    queue = RunQueue(Policy(name, max_wait=max_wait))
-    arrivals = [Queued(i, f"job-{i % 7}", float(i)) for i in range(60_010)]
+def bytes_kept(queue, arrivals):
+    """Memory ``queue`` keeps while one pick and one arrival per batch of ``arrivals`` pass through it.
+
+    The first 10 arrivals are queued before the count starts, so the queue holds 10 throughout.
+    """
     for batch in arrivals[:10]:
         queue.add(batch)
     tracemalloc.start()
@@ -128,9 +125,19 @@ def test_memory_stays_bounded_however_many_batches_pass_through(name, max_wait):
         for now, batch in enumerate(arrivals[10:], start=10):
             queue.take(now=float(now))
             queue.add(batch)
-        grown = tracemalloc.get_traced_memory()[0] - before
+        return tracemalloc.get_traced_memory()[0] - before
     finally:
         tracemalloc.stop()
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize(
+    ("name", "max_wait"), [("fifo", None), ("fifo", 5.0), ("round-robin", None), ("round-robin", 5.0)]
+)
+def test_memory_stays_bounded_however_many_batches_pass_through(name, max_wait):
+    # a server runs for months: the queue holds 10 batches while 60,000 pass through it
+    queue = RunQueue(Policy(name, max_wait=max_wait))
+    grown = bytes_kept(queue, [Queued(i, f"job-{i % 7}", float(i)) for i in range(60_010)])
     assert len(queue) == 10
     assert grown < 100_000, f"{grown} bytes kept for a queue of 10 batches"
 
@@ -140,16 +147,6 @@ def test_memory_stays_bounded_however_many_batches_pass_through(name, max_wait):
 def test_fifo_keeps_nothing_per_job_once_its_batches_are_gone(max_wait):
     # one job per batch, as with one Slurm job per batch: fifo needs no memory of jobs
     queue = RunQueue(Policy("fifo", max_wait=max_wait))
-    arrivals = [Queued(i, f"job-{i}", float(i)) for i in range(30_010)]
-    for batch in arrivals[:10]:
-        queue.add(batch)
-    tracemalloc.start()
-    try:
-        before = tracemalloc.get_traced_memory()[0]
-        for now, batch in enumerate(arrivals[10:], start=10):
-            queue.take(now=float(now))
-            queue.add(batch)
-        grown = tracemalloc.get_traced_memory()[0] - before
-    finally:
-        tracemalloc.stop()
+    grown = bytes_kept(queue, [Queued(i, f"job-{i}", float(i)) for i in range(30_010)])
+    assert len(queue) == 10
     assert grown < 100_000, f"{grown} bytes kept for a queue of 10 batches"
