@@ -19,6 +19,7 @@ COVERED_MODULES = [
     "backends.aer",
     "backends.base",
     "backends.errors",
+    "backends.files",
     "backends.iqm",
     "backends.progress",
     "backends.qiskit_backend",

@@ -9,11 +9,13 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from pathlib import Path
+from typing import IO
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from sklearn.datasets import make_blobs
 
+from backends.files import atomic_write
 from backends.validation import check_positive_int
 
 from ._validation import check_points
@@ -128,7 +130,7 @@ def read_points(path: str | os.PathLike[str]) -> NDArray[np.float64]:
     path = Path(path)
     try:
         if path.suffix == ".npy":
-            return check_points(np.load(path, allow_pickle=False), name=str(path))
+            return check_points(np.load(path, allow_pickle=False), name="points")
         with path.open(encoding="utf-8") as handle:
             return parse_points(handle, source=str(path))
     except OSError as error:
@@ -142,7 +144,8 @@ def read_points(path: str | os.PathLike[str]) -> NDArray[np.float64]:
 def write_points(points: ArrayLike, path: str | os.PathLike[str]) -> None:
     """Write points as a ``.npy`` array, or else as CSV with an ``x0,x1,...`` header.
 
-    Either is readable by :func:`read_points`; the file is replaced atomically.
+    Either is readable by :func:`read_points`; the file is replaced atomically
+    (:func:`backends.files.atomic_write`).
 
     Examples
     --------
@@ -160,15 +163,12 @@ def write_points(points: ArrayLike, path: str | os.PathLike[str]) -> None:
     True
     """
     points = check_points(points)
-    target = Path(path)
-    partial = target.with_name(f".{target.name}.partial")
-    try:
-        with partial.open("wb") as handle:
-            if target.suffix == ".npy":
-                np.save(handle, points, allow_pickle=False)
-            else:
-                header = ",".join(f"x{i}" for i in range(points.shape[1]))
-                np.savetxt(handle, points, delimiter=",", header=header, comments="", fmt="%.17g")
-        os.replace(partial, target)
-    finally:
-        partial.unlink(missing_ok=True)
+
+    def write(handle: IO[bytes]) -> None:
+        if Path(path).suffix == ".npy":
+            np.save(handle, points, allow_pickle=False)
+        else:
+            header = ",".join(f"x{i}" for i in range(points.shape[1]))
+            np.savetxt(handle, points, delimiter=",", header=header, comments="", fmt="%.17g")
+
+    atomic_write(path, write)

@@ -9,10 +9,11 @@ A round with seed ``s`` (run seed + round index) is
 3. *score*: labels of the chosen clusters and their silhouette (:func:`score_round`), and
    the loop state (history and best so far, :class:`~clustagg.loop.LoopState`).
 
-The ``*_file`` functions run a step from files and write its output atomically (a
-temporary file in the same directory, then :func:`os.replace`): a killed step leaves
-either no output or a complete one, and rerunning a step on the same inputs writes the
-same bytes' worth of content, so a workflow recovers by rerunning whatever is missing.
+The ``*_file`` functions run a step from files and write its output atomically
+(:func:`backends.files.atomic_write`: a temporary file in the same directory, then a
+rename): a killed step leaves either no output or a complete one, and rerunning a step
+on the same inputs writes the same bytes' worth of content, so a workflow recovers by
+rerunning whatever is missing.
 
 File formats
 ------------
@@ -31,7 +32,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 import time
 import zipfile
 from collections.abc import Callable
@@ -41,6 +41,7 @@ from typing import IO, TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
+from backends import files
 from backends.validation import check_nonnegative
 
 from . import aggregate as agg
@@ -200,7 +201,7 @@ def score_round(
 
 # -- files ------------------------------------------------------------------------------
 def atomic_write(path: str | os.PathLike[str], write: Callable[[IO[bytes]], object]) -> None:
-    """Call ``write(handle)`` on a temporary file next to ``path``, then rename it to ``path``.
+    """:func:`backends.files.atomic_write`, creating the output's directory if missing.
 
     Parameters
     ----------
@@ -211,29 +212,16 @@ def atomic_write(path: str | os.PathLike[str], write: Callable[[IO[bytes]], obje
 
     Examples
     --------
-    A failing writer leaves neither the output nor a temporary file:
+    The folder ``new`` is made on the way:
 
+    >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as folder:
     ...     atomic_write(f"{folder}/new/a.txt", lambda handle: handle.write(b"done"))
-    ...     try:
-    ...         atomic_write(f"{folder}/b.txt", lambda handle: 1 / 0)
-    ...     except ZeroDivisionError:
-    ...         pass
-    ...     Path(f"{folder}/new/a.txt").read_bytes(), sorted(p.name for p in Path(folder).iterdir())
-    (b'done', ['new'])
+    ...     Path(f"{folder}/new/a.txt").read_bytes()
+    b'done'
     """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            write(handle)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    files.atomic_write(path, write)
 
 
 def save_json(path: str | os.PathLike[str], data: dict[str, Any]) -> None:
@@ -241,6 +229,7 @@ def save_json(path: str | os.PathLike[str], data: dict[str, Any]) -> None:
 
     Examples
     --------
+    >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as folder:
     ...     save_json(f"{folder}/selection.json", {"seed": 0, "chosen": [2, 3]})
     ...     json.loads(Path(f"{folder}/selection.json").read_text())
@@ -259,6 +248,7 @@ def load_json(path: str | os.PathLike[str], *, seed: int | None = None) -> dict[
 
     Examples
     --------
+    >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as folder:
     ...     Path(f"{folder}/score.json").write_text('{"seed": 1, "silhou')  # a truncated write
     ...     try:
@@ -285,6 +275,7 @@ def save_clusters(path: str | os.PathLike[str], candidates: agg.Candidates, meta
 
     Examples
     --------
+    >>> import tempfile
     >>> candidates = agg.Candidates(np.array([[0, 0, 1, 1], [0, 1, 1, 1]]), ("a", "b"))
     >>> with tempfile.TemporaryDirectory() as folder:
     ...     save_clusters(f"{folder}/clusters.npz", candidates, {"seed": 0, "n_samples": 4})
@@ -319,6 +310,7 @@ def load_clusters(
 
     Examples
     --------
+    >>> import tempfile
     >>> candidates = agg.Candidates(np.array([[0, 0, 1, 1], [0, 1, 1, 1]]), ("a", "b"))
     >>> with tempfile.TemporaryDirectory() as folder:
     ...     save_clusters(f"{folder}/clusters.npz", candidates, {"seed": 0, "n_samples": 4})
@@ -357,6 +349,7 @@ def cluster_file(
 
     Examples
     --------
+    >>> import tempfile
     >>> from clustagg.data import make_reference_points
     >>> X = make_reference_points(300)
     >>> with tempfile.TemporaryDirectory() as folder:
@@ -390,6 +383,7 @@ def aggregate_file(
 
     Examples
     --------
+    >>> import tempfile
     >>> from clustagg.solvers import ExactSolver
     >>> candidates = agg.Candidates(np.array([[0, 0, 1, 1], [0, 1, 1, 1]]), ("a", "b"))
     >>> with tempfile.TemporaryDirectory() as folder:
@@ -414,6 +408,7 @@ def load_labels(path: str | os.PathLike[str]) -> NDArray[np.integer[Any]]:
 
     Examples
     --------
+    >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as folder:
     ...     np.save(f"{folder}/labels.npy", np.array([0, 0, 1]))
     ...     load_labels(f"{folder}/labels.npy").tolist()
@@ -480,6 +475,7 @@ def score_file(
     --------
     Two rounds; the second reads the first's loop state and best labels:
 
+    >>> import tempfile
     >>> from clustagg.data import make_reference_points
     >>> from clustagg.solvers import ExactSolver
     >>> X = make_reference_points(300)

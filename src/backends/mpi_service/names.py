@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 from backends.errors import BackendConnectionError, InvalidParameterError
+from backends.files import atomic_write
 
 __all__ = ["PORT_DIR_VARIABLE", "check_name", "lookup", "publish", "unpublish"]
 
@@ -77,9 +78,7 @@ def publish(name: str, port: str) -> None:
         MPI.Publish_name(name, port)
         return
     path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_suffix(f".{os.getpid()}.tmp")
-    partial.write_text(port)
-    os.replace(partial, path)
+    atomic_write(path, lambda handle: handle.write(port.encode()))
 
 
 def unpublish(name: str, port: str) -> None:

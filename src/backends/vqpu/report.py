@@ -20,15 +20,15 @@ from __future__ import annotations
 
 import bisect
 import csv
+import functools
 import json
-import os
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from statistics import fmean
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
+from backends.files import atomic_write, atomic_write_text
 from backends.vqpu.accounting import Usage, usage_by
 from backends.vqpu.store import Batch
 
@@ -374,7 +374,7 @@ def save_figures(batches: Sequence[Batch], summary: Summary, directory: str | Pa
     for name, plot in (("timeline.png", _plot_timeline), ("jobs.png", _plot_jobs)):
         fig = plot(batches, summary)
         fig.tight_layout()
-        fig.savefig(directory / name, dpi=120)
+        atomic_write(directory / name, functools.partial(fig.savefig, format="png", dpi=120))
         plt.close(fig)
         written.append(directory / name)
     return written
@@ -429,8 +429,8 @@ def _plot_jobs(batches: Sequence[Batch], summary: Summary) -> Figure:
 
 
 def write_json(summary: Summary, path: str | Path) -> None:
-    """Write ``summary.to_json()`` to ``path``."""
-    Path(path).write_text(json.dumps(summary.to_json(), indent=2) + "\n")
+    """Write ``summary.to_json()`` to ``path``, atomically (:func:`backends.files.atomic_write`)."""
+    atomic_write_text(path, lambda file: file.write(json.dumps(summary.to_json(), indent=2) + "\n"))
 
 
 def _usage_table(key: str, usage: Mapping[str, Usage]) -> list[str]:
@@ -485,30 +485,26 @@ def write_csv(batches: Sequence[Batch], path: str | Path) -> None:
     >>> [(row["job"], row["user"], row["shots"], row["quantum_seconds"]) for row in rows]
     [('job-a', 'ann', '100', '1.000000'), ('job-b', 'bob', '100', '1.000000')]
     """
-    path = Path(path)
     users = {b.job: b.user for b in batches}
     times = {j.job: j for j in summarize(batches).jobs} if batches else {}
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "w", newline="") as file:
-            writer = csv.writer(file)
-            writer.writerow(CSV_FIELDS)
-            for job, u in usage_by(batches, lambda b: b.job).items():
-                writer.writerow(
-                    [
-                        job,
-                        users[job],
-                        u.batches,
-                        u.circuits,
-                        u.shots,
-                        f"{u.quantum_seconds:.6f}",
-                        f"{u.transpile_seconds:.6f}",
-                        f"{u.queue_seconds:.6f}",
-                        f"{times[job].first_submitted:.6f}",
-                        f"{times[job].last_ended:.6f}",
-                    ]
-                )
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+
+    def write(file: TextIO) -> None:
+        writer = csv.writer(file)
+        writer.writerow(CSV_FIELDS)
+        for job, u in usage_by(batches, lambda b: b.job).items():
+            writer.writerow(
+                [
+                    job,
+                    users[job],
+                    u.batches,
+                    u.circuits,
+                    u.shots,
+                    f"{u.quantum_seconds:.6f}",
+                    f"{u.transpile_seconds:.6f}",
+                    f"{u.queue_seconds:.6f}",
+                    f"{times[job].first_submitted:.6f}",
+                    f"{times[job].last_ended:.6f}",
+                ]
+            )
+
+    atomic_write_text(path, write, newline="")

@@ -33,6 +33,8 @@ from typing import Any, TypeGuard
 
 import networkx as nx
 
+from backends.files import atomic_write_text
+
 from ..solver import add_stats
 from .branch_price import PriceTree, check_tree
 from .errors import SearchError
@@ -152,12 +154,7 @@ class Checkpoint:
         """
         document = {"version": CHECKPOINT_VERSION, "graph": self.graph, "settings": self.settings, **state}
         document["checksum"] = _checksum(document)
-        tmp = self.path.with_name(self.path.name + ".tmp")
-        with open(tmp, "w", encoding="utf-8") as file:
-            json.dump(document, file)
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(tmp, self.path)
+        atomic_write_text(self.path, lambda file: json.dump(document, file))
 
     def load(self) -> dict[str, Any]:
         """Read and check the file; return the state given to :meth:`save`, with ``settings``.

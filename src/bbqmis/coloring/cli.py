@@ -13,7 +13,13 @@ Errors and exit status:
   (status 130 for SIGINT, 143 for SIGTERM);
 - an internal failure (a bug, a worker killed by the system): the traceback, then one line
   on stderr; status 1. The last checkpoint is kept, and the best result so far is written
-  when the failure carries one (``exc.partial``).
+  when the failure carries one (``exc.partial``);
+- an output that cannot be written at the end (a full disk): one line on stderr; status 1.
+  The outputs are tried up front (:func:`backends.files.check_writable`), so this is rare,
+  and the result is still printed (and written to ``--json`` when only ``--plot`` fails).
+
+Outputs are written by :func:`backends.files.atomic_write`: a new or regular file is
+replaced atomically, a device such as ``/dev/null`` is written, not replaced.
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ import networkx as nx
 
 from backends.arguments import integer, real
 from backends.errors import BackendError, InvalidParameterError
+from backends.files import atomic_write_text, check_distinct, check_writable
 from backends.progress import ProgressLine
 
 from ..mis.errors import BBQMISError
@@ -66,7 +73,8 @@ examples:
   mpiexec -n 3 python -m bbqmis data/graphs/queen5_5.col          # 2 MPI workers
 
 exit status: 0 on success, also when a limit or SIGINT/SIGTERM stopped the search early
-(the reason is in the result); 2 on bad input (one line on stderr); 1 on an internal failure.
+(the reason is in the result); 2 on bad input (one line on stderr); 1 on an internal failure
+or an output that could not be written at the end.
 """
 
 
@@ -144,7 +152,11 @@ def build_parser() -> argparse.ArgumentParser:
         "(default: the backend's qubits, at most 24)",
     )
     parser.add_argument(
-        "--time-limit", type=real(0.0, MAX_SECONDS), default=None, metavar="S", help="stop after S seconds"
+        "--time-limit",
+        type=real(0.0, MAX_SECONDS),
+        default=None,
+        metavar="S",
+        help="stop after S seconds of this run (a resumed run gets S seconds more)",
     )
     parser.add_argument(
         "--memory-limit",
@@ -378,8 +390,13 @@ def _run(args: argparse.Namespace, stop: StopRequest) -> int:
     try:
         if args.resume and args.checkpoint is None:
             raise BBQMISError("--resume needs --checkpoint FILE")
-        for option, path in (("--json", args.json), ("--checkpoint", args.checkpoint), ("--plot", args.plot)):
-            _check_writable(option, path)
+        if args.checkpoint is not None and args.checkpoint.exists() and not args.checkpoint.is_file():
+            raise BBQMISError(f"--checkpoint {args.checkpoint}: not a regular file (--resume reads it back)")
+        outputs = {"--json": args.json, "--checkpoint": args.checkpoint, "--plot": args.plot}
+        check_distinct(outputs)
+        for option, path in outputs.items():
+            if path is not None:
+                check_writable(path, option)
         graph = read_graph(
             args.graph, format=args.format, allow_empty=args.allow_empty, allow_isolated=args.allow_isolated
         )
@@ -426,9 +443,10 @@ def _run(args: argparse.Namespace, stop: StopRequest) -> int:
         result = dataclasses.replace(
             result, stopped="interrupted", stats={**result.stats, "stop_reason": "interrupted"}
         )
+    status = _write_result(result, args, graph)
     if args.plot is not None:
-        plot_run(graph, result, history, args.plot)
-    return _write_result(result, args, graph)
+        status = max(status, _write_plot(graph, result, history, args.plot))
+    return status
 
 
 def _bad_input(exc: BaseException) -> int:
@@ -452,12 +470,12 @@ def _internal_failure(exc: Exception, args: argparse.Namespace, graph: nx.Graph)
 def _write_result(result: ColoringResult, args: argparse.Namespace, graph: nx.Graph) -> int:
     """Write ``--json`` (atomically, first: a closed stdout must not lose it), then the table."""
     if args.json is not None:
-        tmp = Path(f"{args.json}.tmp")
+        document = json.dumps(result.to_json(), indent=2) + "\n"
         try:
-            tmp.write_text(json.dumps(result.to_json(), indent=2) + "\n")
-            os.replace(tmp, args.json)
+            atomic_write_text(args.json, lambda file: file.write(document))
         except OSError as exc:
-            print(f"bbqmis: error: --json {args.json}: cannot write the result: {exc}", file=sys.stderr)
+            reason = exc.strerror or exc
+            print(f"bbqmis: error: --json {args.json}: cannot write the result: {reason}", file=sys.stderr)
             return 1
     try:
         print(format_result(result, graph, args.sampler, args.backend if args.sampler == "qaoa" else None))
@@ -467,10 +485,17 @@ def _write_result(result: ColoringResult, args: argparse.Namespace, graph: nx.Gr
     return 0
 
 
-def _check_writable(option: str, path: Path | None) -> None:
-    """Refuse an output path that cannot be written, before any long work starts."""
-    if path is None:
-        return
-    folder = Path(path).resolve().parent
-    if Path(path).is_dir() or not folder.is_dir() or not os.access(folder, os.W_OK):
-        raise BBQMISError(f"{option} {path}: cannot write there (no such folder, or not writable)")
+def _write_plot(
+    graph: nx.Graph, result: ColoringResult, history: list[tuple[float, int | None, int | None]], path: Path
+) -> int:
+    """Write ``--plot`` after the result; a failure is one line on stderr and status 1, the result stands."""
+    try:
+        plot_run(graph, result, history, path)
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+    except Exception as exc:  # a figure that cannot be drawn: the result is out all the same
+        reason = " ".join(f"{type(exc).__name__}: {exc}".split())
+    else:
+        return 0
+    print(f"bbqmis: error: --plot {path}: cannot write the figure: {reason}", file=sys.stderr)
+    return 1

@@ -1,21 +1,23 @@
 """Figures of a colouring run: the coloured graph, and the incumbent and bound over time.
 
 Drawn with matplotlib's object interface on the Agg canvas (no display, no pyplot state),
-and saved atomically: the PNG appears complete or not at all.
+and saved atomically (:func:`backends.files.atomic_write`): the PNG appears complete or
+not at all.
 """
 
 from __future__ import annotations
 
+import functools
 import os
-import tempfile
 from collections.abc import Sequence
-from pathlib import Path
 
 import networkx as nx
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
+
+from backends.files import atomic_write
 
 from .result import ColoringResult
 
@@ -44,7 +46,8 @@ def plot_run(
         as the run went, for instance from its progress snapshots; the final result is
         added at ``result.stats["seconds"]``.
     path : path-like
-        Where the PNG goes (replaced atomically).
+        Where the PNG goes (replaced atomically; a device such as ``/dev/null`` is
+        written, not replaced).
 
     Examples
     --------
@@ -63,15 +66,7 @@ def plot_run(
     if drawn:
         _draw_coloring(figure.add_subplot(1, 2, 1), graph, result)
     _draw_history(figure.add_subplot(1, 2 if drawn else 1, 2 if drawn else 1), result, history)
-    target = Path(path)
-    handle, temporary = tempfile.mkstemp(dir=target.parent or ".", prefix=f".{target.name}.", suffix=".png")
-    os.close(handle)
-    try:
-        figure.savefig(temporary, dpi=120)
-        os.replace(temporary, target)
-    finally:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
+    atomic_write(path, functools.partial(figure.savefig, format="png", dpi=120))
 
 
 def _draw_coloring(axes: Axes, graph: nx.Graph, result: ColoringResult) -> None:
