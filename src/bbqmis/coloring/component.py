@@ -29,12 +29,16 @@ The phases, each under the run's deadline:
    (:func:`~bbqmis.coloring.branch_price.branch_and_price`);
 8. the peeled vertices are coloured back without a new colour.
 
+Every phase before the tree also ends at once when the memory limit is reached (the tree
+then stops for it), and the LP phase ends at a stop request.
+
 ``ComponentOutcome.how`` says which phase settled the component, so a result never
 credits the quantum sampler with a proof that SAT, DSATUR or the bounds made.
 """
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Hashable
 from concurrent.futures import Executor
@@ -50,7 +54,7 @@ from .checkpoint import dump_price, dump_search, restore_price, restore_search
 from .clique import adjacency_bitsets, max_clique
 from .dsatur_exact import exact_coloring
 from .limits import STOP_REASONS, Clock, Every, Limits, resident_memory_gb
-from .node_lp import NodeLP
+from .node_lp import MAX_GRAPH_NODES, NodeLP
 from .pricing import device_work, lp_bound
 from .reduce import easy_coloring, extend_coloring, peel
 from .result import color_classes
@@ -263,7 +267,9 @@ def color_component(
         return ComponentOutcome(coloring, len(set(coloring.values())), f"easy:{kind}")
     context.report({"phase": "clique"})
     nodes = list(graph)
-    clique = max_clique(adjacency_bitsets(graph, nodes), deadline=context.clock.deadline(_CLIQUE_SHARE))
+    clique = max_clique(
+        adjacency_bitsets(graph, nodes), deadline=_phase_deadline(context, _CLIQUE_SHARE, math.inf)
+    )
     clique_vertices = [nodes[i] for i in clique.clique]
     core_nodes, peeled = peel(graph, clique_vertices)
     core = graph.subgraph([v for v in nodes if v in core_nodes]).copy()
@@ -318,6 +324,7 @@ def color_component(
             quick=False,
             settle=True,
             seed=context.seed,
+            stop=lambda: context.limits.stop.is_set() or _memory_full(context),
         )
         lower, columns, pricer_stats = max(lower, lp.bound), lp.columns.sets(), lp.stats
         stats["lp"] = {
@@ -360,8 +367,15 @@ def _settled(colors: int, lower: int, global_lower: int, proof: str = "bounds") 
 
 
 def _phase_deadline(context: SearchContext, share: float, cap: float) -> float:
-    """A phase's deadline: ``share`` of the time left, and at most ``cap`` seconds from now."""
+    """A phase's deadline: ``share`` of the time left, at most ``cap`` s from now; now if memory is full."""
+    if _memory_full(context):  # the tree then stops at once, for the memory limit
+        return time.perf_counter()
     return min(context.clock.deadline(share), time.perf_counter() + cap)
+
+
+def _memory_full(context: SearchContext) -> bool:
+    """Whether the process holds the share of the memory limit at which searches stop."""
+    return context.limits.memory_used() >= _STOP_MEMORY
 
 
 def _exact_method(core: nx.Graph, colors: int, max_sat_clauses: int) -> str | None:
@@ -471,7 +485,7 @@ def _price_core(
         deadline=context.clock.deadline(),
         stop=context.limits.stop.is_set,
         node_limit=context.limits.node_limit,
-        memory_full=lambda: context.limits.memory_used() >= _STOP_MEMORY,
+        memory_full=lambda: _memory_full(context),
         seed=context.seed,
         resume=resume,
         on_checkpoint=lambda tree: context.save_tree(dump_price(tree, core)),
@@ -502,14 +516,15 @@ def _search_core(
     """Run the BBQ-MIS tree on the core; return its colouring, bound, stop reason and statistics.
 
     ``columns`` (independent sets of the core, such as the root LP's) seed the column pool
-    that bounds the tree's nodes by LP, unless ``context.lp_share`` is 0; ``pricer_stats``
+    that bounds the tree's nodes by LP, unless ``context.lp_share`` is 0 or the core has more
+    than :data:`~bbqmis.coloring.node_lp.MAX_GRAPH_NODES` vertices; ``pricer_stats``
     (the root LP's) tell the node LPs how long each pricer's calls take.
     """
     nodes = list(core)
     index = {v: i for i, v in enumerate(nodes)}
     graph = nx.relabel_nodes(core, index)
     node_lp = None
-    if context.lp_share > 0:
+    if context.lp_share > 0 and len(nodes) <= MAX_GRAPH_NODES:  # larger: no dense adjacency
         seeds = ([index[v] for v in column] for column in columns)
         node_lp = NodeLP(
             graph,

@@ -217,7 +217,8 @@ class Limits:
     Parameters
     ----------
     time_limit : float or None
-        Seconds of search (a resumed run counts its earlier seconds).
+        Seconds of this run (a resumed run gets the whole limit again, as each batch job
+        gets its own walltime; the seconds of the runs it resumes are not counted).
     node_limit : int or None
         Node expansions of the search tree.
     memory_limit : float or None
@@ -337,7 +338,11 @@ class Limits:
 
 @dataclass
 class Clock:
-    """Seconds since the run started, earlier runs of a resumed search included.
+    """Seconds of the search, earlier runs of a resumed search included, and this run's deadline.
+
+    The time limit counts only this run's seconds (:meth:`run_elapsed`), so a resumed run
+    gets its whole limit again; :meth:`elapsed`, which adds the earlier runs' seconds, is
+    what reports and checkpoints show.
 
     Parameters
     ----------
@@ -347,9 +352,9 @@ class Clock:
 
     Examples
     --------
-    >>> clock = Clock(Limits(time_limit=3600, stop=StopRequest()), before=10.0)
-    >>> 10.0 <= clock.elapsed() < 3600, clock.expired()
-    (True, False)
+    >>> clock = Clock(Limits(time_limit=5, stop=StopRequest()), before=10.0)
+    >>> 10.0 <= clock.elapsed() < 11, clock.run_elapsed() < 1, clock.expired()
+    (True, True, False)
     """
 
     limits: Limits
@@ -357,7 +362,7 @@ class Clock:
     start: float = field(default_factory=time.perf_counter)
 
     def elapsed(self) -> float:
-        """Seconds of the run so far.
+        """Seconds of the search so far, the runs it resumes included.
 
         Examples
         --------
@@ -365,17 +370,40 @@ class Clock:
         >>> clock.elapsed() >= 2.0
         True
         """
-        return self.before + time.perf_counter() - self.start
+        return self.before + self.run_elapsed()
+
+    def run_elapsed(self) -> float:
+        """Seconds of this run, which the time limit counts.
+
+        Examples
+        --------
+        >>> clock = Clock(Limits(stop=StopRequest()), before=2.0)
+        >>> 0 <= clock.run_elapsed() < 1
+        True
+        """
+        return time.perf_counter() - self.start
+
+    def time_left(self) -> float:
+        """Seconds this run has left: ``inf`` without a time limit, 0 once stopped.
+
+        Examples
+        --------
+        >>> 99 < Clock(Limits(time_limit=100, stop=StopRequest()), before=500.0).time_left() <= 100
+        True
+        """
+        return self.limits.time_left(self.run_elapsed())
 
     def expired(self) -> bool:
-        """Whether the time limit has passed, or a stop was requested.
+        """Whether this run's time limit has passed, or a stop was requested.
 
         Examples
         --------
         >>> Clock(Limits(time_limit=0, stop=StopRequest())).expired()
         True
+        >>> Clock(Limits(time_limit=60, stop=StopRequest()), before=100.0).expired()
+        False
         """
-        return self.limits.time_reached(self.elapsed())
+        return self.limits.time_reached(self.run_elapsed())
 
     def deadline(self, share: float = 1.0) -> float:
         """Absolute :func:`time.perf_counter` time at which a phase must stop.
@@ -394,7 +422,7 @@ class Clock:
         >>> Clock(Limits(stop=StopRequest())).deadline()
         inf
         """
-        left = self.limits.time_left(self.elapsed())
+        left = self.time_left()
         return math.inf if math.isinf(left) else time.perf_counter() + share * left
 
     def wall_deadline(self) -> float:
@@ -407,7 +435,7 @@ class Clock:
         >>> 0 < clock.wall_deadline() - time.time() <= 100
         True
         """
-        left = self.limits.time_left(self.elapsed())
+        left = self.time_left()
         return math.inf if math.isinf(left) else time.time() + left
 
 

@@ -23,13 +23,20 @@ from collections.abc import Iterable, Mapping, Sequence
 import networkx as nx
 import numpy as np
 
+from backends.errors import InvalidParameterError
 from backends.validation import check_positive_int, check_probability
 
 from ..solver import Stats, add_stats, new_stats
 from .master import ColumnPool, IndexedGraph, bit_indices
 from .pricing import DEVICE_COUNTERS, Pricer, PricerLike, device_work, get_pricer, lp_bound
 
-__all__ = ["NodeLP"]
+__all__ = ["MAX_GRAPH_NODES", "NodeLP"]
+
+#: Largest graph a :class:`NodeLP` takes: it holds the graph's dense adjacency and a
+#: neighbour bitset per vertex (16 MB at this size, quadratic in it). Node LPs bound only
+#: residuals of at most ``max_nodes`` (200) vertices, which a tree on a larger graph
+#: reaches only thousands of colour classes deep, so larger graphs go without them.
+MAX_GRAPH_NODES = 4000
 
 #: Seconds one node's column generation may take at most.
 _NODE_CAP_SECONDS = 2.0
@@ -64,6 +71,12 @@ class NodeLP:
         heuristic pricers whose mean call fits in its time box, so one slow call (a
         24-qubit QAOA circuit on a busy machine) cannot overrun the run's time limit.
 
+    Raises
+    ------
+    InvalidParameterError
+        If ``graph`` has more than :data:`MAX_GRAPH_NODES` vertices (checked before anything
+        is allocated).
+
     Attributes
     ----------
     pool : ColumnPool
@@ -84,6 +97,10 @@ class NodeLP:
     >>> lp = NodeLP(nx.petersen_graph(), ("greedy",), seed=0)
     >>> lp.bound((1 << 10) - 1, depth=0, lower=2, best=3, elapsed=60.0, deadline=time.perf_counter() + 5)
     3
+    >>> NodeLP(nx.path_graph(200_000), ("greedy",))
+    Traceback (most recent call last):
+    ...
+    backends.errors.InvalidParameterError: graph has 200000 vertices; node LPs take graphs of at most 4000
     """
 
     def __init__(
@@ -97,6 +114,10 @@ class NodeLP:
         seed: int | None = None,
         pricer_stats: Mapping[str, Mapping[str, float]] | None = None,
     ) -> None:
+        if len(graph) > MAX_GRAPH_NODES:
+            raise InvalidParameterError(
+                f"graph has {len(graph)} vertices; node LPs take graphs of at most {MAX_GRAPH_NODES}"
+            )
         self.graph = IndexedGraph(
             nx.to_numpy_array(graph, nodelist=range(len(graph)), dtype=bool, weight=None)
         )

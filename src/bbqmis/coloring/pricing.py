@@ -83,6 +83,7 @@ __all__ = [
     "LPBound",
     "Pricer",
     "PricingResult",
+    "QAOA_FIRST_QUBITS",
     "QAOAPricer",
     "RandomPricer",
     "device_work",
@@ -275,7 +276,14 @@ class _HeuristicPricer:
     def __repr__(self) -> str:
         return f"{type(self).__name__}(max_columns={self.max_columns}, local_search={self.local_search})"
 
-    def _masks(self, graph: IndexedGraph, y: np.ndarray, rng: np.random.Generator, stats: Stats) -> list[int]:
+    def _masks(
+        self,
+        graph: IndexedGraph,
+        y: np.ndarray,
+        rng: np.random.Generator,
+        stats: Stats,
+        time_limit: float | None = None,
+    ) -> list[int]:
         raise NotImplementedError
 
     def price(
@@ -296,7 +304,9 @@ class _HeuristicPricer:
             the sampled problem and only enter when sets are extended.
         seed : None, int or numpy.random.Generator
         time_limit : float, optional
-            Ignored by heuristics.
+            Seconds the call may take: QAOA samples fewer vertices (qubits) when its
+            calls so far show that the full width would not fit; the other heuristics,
+            which take milliseconds, ignore it.
 
         Returns
         -------
@@ -308,7 +318,7 @@ class _HeuristicPricer:
         y = _check_duals(g, duals)
         rng = check_random_state(seed)
         stats = new_stats()
-        masks = self._masks(g, y, rng, stats) if g.n else []
+        masks = self._masks(g, y, rng, stats, time_limit) if g.n else []
         result = _result(g, masks, y, self.max_columns, start, search=self.local_search)
         add_stats(result.stats, stats)
         return result
@@ -340,7 +350,14 @@ class GreedyPricer(_HeuristicPricer):
         super().__init__(max_columns, local_search)
         self.starts = check_positive_int(starts, "starts")
 
-    def _masks(self, graph: IndexedGraph, y: np.ndarray, rng: np.random.Generator, stats: Stats) -> list[int]:
+    def _masks(
+        self,
+        graph: IndexedGraph,
+        y: np.ndarray,
+        rng: np.random.Generator,
+        stats: Stats,
+        time_limit: float | None = None,
+    ) -> list[int]:
         return [0] + [1 << int(v) for v in _support(y, self.starts)]
 
 
@@ -380,7 +397,14 @@ class RandomPricer(_HeuristicPricer):
         self.shots = check_positive_int(shots, "shots")
         self.max_vertices = None if max_vertices is None else check_positive_int(max_vertices, "max_vertices")
 
-    def _masks(self, graph: IndexedGraph, y: np.ndarray, rng: np.random.Generator, stats: Stats) -> list[int]:
+    def _masks(
+        self,
+        graph: IndexedGraph,
+        y: np.ndarray,
+        rng: np.random.Generator,
+        stats: Stats,
+        time_limit: float | None = None,
+    ) -> list[int]:
         support = _support(y, self.max_vertices)
         return _rows_to_masks(rng.integers(0, 2, size=(self.shots, len(support))), support)
 
@@ -425,7 +449,14 @@ class AnnealPricer(_HeuristicPricer):
         self.penalty = check_interval(penalty, "penalty", 1.0, math.inf)
         self.beta_range = check_beta_range(beta_range)
 
-    def _masks(self, graph: IndexedGraph, y: np.ndarray, rng: np.random.Generator, stats: Stats) -> list[int]:
+    def _masks(
+        self,
+        graph: IndexedGraph,
+        y: np.ndarray,
+        rng: np.random.Generator,
+        stats: Stats,
+        time_limit: float | None = None,
+    ) -> list[int]:
         support = _support(y)
         if not len(support):
             return [0]
@@ -434,6 +465,10 @@ class AnnealPricer(_HeuristicPricer):
             problem, num_reads=self.reads, num_sweeps=self.sweeps, beta_range=self.beta_range, seed=rng
         )
         return _rows_to_masks(rows, support)
+
+
+#: Qubits of a QAOA pricer's first call under a time limit (then as many as its calls show fit).
+QAOA_FIRST_QUBITS = 12
 
 
 class QAOAPricer(_HeuristicPricer):
@@ -490,14 +525,56 @@ class QAOAPricer(_HeuristicPricer):
         self.penalty = check_interval(penalty, "penalty", 1.0, math.inf)
         self.max_vertices = None if max_vertices is None else check_positive_int(max_vertices, "max_vertices")
 
+        # Seconds of the slowest call seen per number of qubits, to fit calls in their time limit.
+        self._seconds: dict[int, float] = {}
+
     def __repr__(self) -> str:
         return f"QAOAPricer(solver={self.solver!r}, max_vertices={self.max_vertices})"
 
-    def _masks(self, graph: IndexedGraph, y: np.ndarray, rng: np.random.Generator, stats: Stats) -> list[int]:
-        support = _support(y, self.max_vertices or self.solver.width())
+    def qubits_within(self, seconds: float | None, width: int) -> int:
+        """Most qubits (at most ``width``) whose circuit the calls so far say takes at most ``seconds``.
+
+        A simulated circuit's time doubles with each qubit, so a call on ``k`` qubits is
+        predicted from the slowest one seen on the most qubits ``q <= k`` as
+        ``t_q * 2 ** (k - q)``. Before any call, a finite limit allows
+        :data:`QAOA_FIRST_QUBITS` qubits; when nothing fits, the fewest qubits seen.
+
+        Examples
+        --------
+        >>> pricer = QAOAPricer(shots=16)
+        >>> pricer.qubits_within(None, 24), pricer.qubits_within(1.0, 24)
+        (24, 12)
+        >>> pricer._seconds = {10: 0.1}
+        >>> pricer.qubits_within(0.45, 24), pricer.qubits_within(0.01, 24)
+        (12, 10)
+        """
+        if seconds is None or math.isinf(seconds):
+            return width
+        if not self._seconds:
+            return min(width, QAOA_FIRST_QUBITS)
+        for k in range(width, 0, -1):
+            below = [q for q in self._seconds if q <= k]
+            q = max(below) if below else min(self._seconds)
+            if self._seconds[q] * 2.0 ** max(0, k - q) <= seconds:
+                return k
+        return min(width, min(self._seconds))
+
+    def _masks(
+        self,
+        graph: IndexedGraph,
+        y: np.ndarray,
+        rng: np.random.Generator,
+        stats: Stats,
+        time_limit: float | None = None,
+    ) -> list[int]:
+        width = self.max_vertices or self.solver.width()
+        support = _support(y, self.qubits_within(time_limit, width))
         if not len(support):
             return [0]
+        start = time.perf_counter()
         samples = self.solver.sample(_subproblem(graph, support, y, self.penalty), seed=rng)
+        seconds = time.perf_counter() - start
+        self._seconds[len(support)] = max(seconds, self._seconds.get(len(support), 0.0))
         add_stats(stats, samples.stats, skip=("calls", "seconds"))
         return _rows_to_masks(samples.bits, support)
 
@@ -776,7 +853,8 @@ class LPBound:
     status : str
         ``"optimal"`` (certified), ``"settled"`` (``settle=True``: Farley's integer
         bound reached ``ceil`` of the master value, so more columns cannot raise it),
-        ``"deadline"``, ``"max_rounds"``, ``"exhausted"`` (heuristics found nothing and
+        ``"deadline"``, ``"stopped"`` (``stop`` said so), ``"max_rounds"``,
+        ``"exhausted"`` (heuristics found nothing and
         ``exact=False``), ``"short"`` (the bound cannot reach ``target``) or ``"stalled"``
         (the exact pricer's improving column was already in the pool: numerical trouble).
     farley : float
@@ -827,6 +905,7 @@ def lp_bound(
     settle: bool = False,
     target: int | None = None,
     seed: SeedLike = None,
+    stop: Callable[[], bool] | None = None,
 ) -> LPBound:
     """Fractional chromatic number by column generation, and a proven lower bound on chi.
 
@@ -855,7 +934,8 @@ def lp_bound(
         heuristics find nothing, with no bound.
     deadline : float, optional
         Absolute :func:`time.perf_counter` time; checked between rounds and pricers, and
-        passed to the exact MILP as its time limit.
+        passed to every pricer call as its time limit. A heuristic pricer whose mean call
+        so far takes longer than the time left is not called again.
     max_rounds : int, default=1000
         Most master LPs solved.
     quick : bool, default=True
@@ -871,6 +951,9 @@ def lp_bound(
         ``safe_ceil(value) < target`` is final. A tree node that needs ``target`` to be
         pruned learns this from one master LP.
     seed : None, int or numpy.random.Generator
+    stop : callable, optional
+        Asked between rounds and after every pricer call; True ends column generation
+        (status ``"stopped"``, the bound so far kept), as a run's stop request does.
 
     Returns
     -------
@@ -887,6 +970,11 @@ def lp_bound(
     >>> result = lp_bound(nx.petersen_graph(), seed=0)
     >>> round(result.value, 6), result.bound, result.certified
     (2.5, 3, True)
+
+    A stop request ends it before the first round:
+
+    >>> lp_bound(nx.petersen_graph(), seed=0, stop=lambda: True).status
+    'stopped'
     """
     start = time.perf_counter()
     g = IndexedGraph.coerce(graph)
@@ -927,10 +1015,20 @@ def lp_bound(
         stats[pricer.name]["improving_columns"] += added
         return result, added
 
+    def stopped() -> bool:
+        return stop is not None and stop()
+
+    def affordable(pricer: Pricer, left: float) -> bool:
+        calls = stats[pricer.name]["calls"]
+        return left > 0 and (not calls or stats[pricer.name]["seconds"] <= left * calls)
+
     rounds, farley, value, certified, status = 0, 0.0, float(g.n > 0), False, "max_rounds"
     while g.n:
         if rounds >= max_rounds:
             status = "max_rounds"
+            break
+        if stopped():
+            status = "stopped"
             break
         if _remaining(deadline) <= 0:
             status = "deadline"
@@ -948,13 +1046,19 @@ def lp_bound(
             break
         improved = False
         for pricer in heuristics:
-            if _remaining(deadline) <= 0:
+            left = _remaining(deadline)
+            if stopped() or left <= 0:
                 break
-            if run(pricer, y)[1]:
+            if not affordable(pricer, left):
+                continue
+            if run(pricer, y, None if deadline is None else left)[1]:
                 improved = True
                 break
         if improved:
             continue
+        if stopped():
+            status = "stopped"
+            break
         if certifier is None:
             status = "exhausted"
             break

@@ -92,7 +92,9 @@ def color_graph(
         ``ProcessPoolExecutor`` or mpi4py's ``MPIPoolExecutor`` work unchanged).
     time_limit : float, optional
         Seconds after which the best colouring so far is returned; every phase (bounds,
-        heuristics, expansions on workers) stops by itself at this time.
+        heuristics, expansions on workers) stops by itself at this time. A resumed run
+        gets the whole limit again (the seconds of the runs it resumes are not counted),
+        and even with no time left it keeps the checkpoint's colouring, bound and tree.
     node_limit : int, optional
         Node expansions after which the search stops.
     memory_limit : float, optional
@@ -177,7 +179,12 @@ def color_graph(
     done: dict[int, ComponentOutcome] = {
         int(i): ComponentOutcome.from_json(data, nodes) for i, data in saved.get("done", {}).items()
     }
-    current: dict[str, Any] = {"component": 0, "tree": None}
+    saved_search = saved.get("search") or {}
+    # Until the run reaches it, the saved tree is what the checkpoint keeps of its component.
+    current: dict[str, Any] = {
+        "component": saved_search.get("component", 0),
+        "tree": saved_search.get("tree"),
+    }
 
     def report(fields: dict[str, Any]) -> None:
         if progress is not None:
@@ -216,12 +223,14 @@ def color_graph(
         lp_share=lp_share,
         method=method,
     )
-    saved_search = saved.get("search") or {}
     stopped = any(outcome.stopped for outcome in done.values())
     for i, part in enumerate(parts):
         if i in done:
             continue
-        if stopped or clock.expired():  # a limit was reached, maybe between components
+        resumed_tree = saved_search.get("tree") if saved_search.get("component") == i else None
+        if resumed_tree is None and (
+            stopped or clock.expired()
+        ):  # a limit was reached, maybe between components
             easy = easy_coloring(part)
             if easy is not None:  # exact at no cost, whatever the limits
                 done[i] = ComponentOutcome(easy[0], len(set(easy[0].values())), f"easy:{easy[1]}")
@@ -230,8 +239,7 @@ def color_graph(
             done[i] = ComponentOutcome(dsatur_coloring(part), 0, "skipped", reason)  # only coloured greedily
             stopped = True
             continue
-        current["component"] = i
-        resumed_tree = saved_search.get("tree") if saved_search.get("component") == i else None
+        current["component"] = i  # a saved tree is restored even with no time left, so it is kept
         done[i] = color_component(part, context, resumed_tree)
         context.global_lower = max(context.global_lower, done[i].lower_bound)
         stopped = done[i].stopped is not None

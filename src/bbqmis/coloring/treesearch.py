@@ -143,7 +143,7 @@ def run_tree(
         if reason is not None:
             outcome.stop_reason = reason
             break
-        timeout = min(_POLL_SECONDS, limits.time_left(search.clock.elapsed()))
+        timeout = min(_POLL_SECONDS, search.clock.time_left())
         done, _ = wait(running, timeout=timeout, return_when=FIRST_COMPLETED)
         for future in done:
             search.absorb(running.pop(future), future.result())
@@ -172,7 +172,7 @@ def _limit_reached(
         return "bounds_met"
     if limits.interrupted:
         return "interrupted"
-    if limits.time_reached(search.clock.elapsed()):
+    if search.clock.expired():
         return "time_limit"
     used = limits.memory_used()
     if used >= _FRUGAL_MEMORY and "depth-first" not in events:
@@ -211,7 +211,7 @@ def _lp_bound(search: SearchState, node: Node) -> None:
         node.depth,
         node.bound,
         search.best,
-        elapsed=search.clock.elapsed(),
+        elapsed=search.clock.run_elapsed(),
         deadline=search.clock.deadline(),
     )
     if bound is not None and bound > node.bound:

@@ -116,17 +116,19 @@ def test_stop_reasons():
 
 
 # -- Clock -------------------------------------------------------------------------------
-def test_clock_counts_earlier_runs_and_expires_at_the_time_limit():
+def test_clock_reports_earlier_runs_but_limits_this_run():
     clock = Clock(Limits(time_limit=10.0), before=4.0)
     assert 4.0 <= clock.elapsed() < 5.0
     assert not clock.expired()
-    late = Clock(Limits(time_limit=10.0), before=10.0)
+    resumed = Clock(Limits(time_limit=10.0), before=10.0)  # a resumed run gets its own 10 s
+    assert not resumed.expired()
+    late = Clock(Limits(time_limit=10.0), start=time.perf_counter() - 10.0)
     assert late.expired()
     assert late.deadline() <= time.perf_counter() and late.wall_deadline() <= time.time()
 
 
 def test_clock_deadlines_share_the_time_left():
-    clock = Clock(Limits(time_limit=100.0), before=20.0, start=time.perf_counter())
+    clock = Clock(Limits(time_limit=100.0), before=5.0, start=time.perf_counter() - 20.0)
     now, wall = time.perf_counter(), time.time()
     assert clock.deadline() == pytest.approx(now + 80.0, abs=1.0)
     assert clock.deadline(share=0.25) == pytest.approx(now + 20.0, abs=1.0)
