@@ -6,12 +6,19 @@ Run ``python -m backends.vqpu --help`` for examples.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import errno
 import importlib.metadata
 import json
 import logging
 import os
+import socket
+import sqlite3
 import sys
-from typing import NoReturn
+import tempfile
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import NoReturn, TypeVar
 
 from backends.arguments import integer, real
 from backends.errors import BackendError
@@ -49,6 +56,9 @@ class _Parser(argparse.ArgumentParser):
 _COUNT = integer(1, SQLITE_INT_MAX)
 _SECONDS = real(0.0, 1e9)
 _POSITIVE_SECONDS = real(1e-3, 1e9)
+#: Widest probe circuit: far beyond any device, yet built in about a second (qiskit would
+#: try to allocate a register of any width first, and fail only at 2**32 qubits).
+_MAX_PROBE_QUBITS = 2**16
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -125,6 +135,13 @@ def _add_serve_arguments(serve: argparse.ArgumentParser) -> None:
         default=8 * 2**20,
         help="request body bytes (default %(default)s)",
     )
+    serve.add_argument(
+        "--max-result-bytes",
+        type=_COUNT,
+        default=64 * 2**20,
+        help="bytes the counts of one batch may take as JSON; a batch that could exceed it is "
+        "refused with 422 (default %(default)s)",
+    )
     serve.add_argument("--max-qubits", type=_COUNT, help="default: the backend's qubits")
     serve.add_argument("--max-clbits", type=_COUNT, default=1_024, help="per circuit (default %(default)s)")
     serve.add_argument(
@@ -178,7 +195,12 @@ def _add_probe_arguments(probe: argparse.ArgumentParser) -> None:
     """Options of ``probe``."""
     probe.add_argument("--url", required=True, help="server address, http://127.0.0.1:PORT")
     probe.add_argument("--shots", type=_COUNT, default=100, help="shots (default %(default)s)")
-    probe.add_argument("--qubits", type=_COUNT, default=2, help="GHZ width (default %(default)s)")
+    probe.add_argument(
+        "--qubits",
+        type=integer(1, _MAX_PROBE_QUBITS),
+        default=2,
+        help="GHZ width (default %(default)s)",
+    )
     probe.add_argument(
         "--repeat", type=_COUNT, default=1, help="circuits run one after another (default %(default)s)"
     )
@@ -193,7 +215,12 @@ def _add_probe_arguments(probe: argparse.ArgumentParser) -> None:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    """``serve``: run the server until interrupted."""
+    """``serve``: run the server until interrupted.
+
+    The port is bound and the database locked before the store is opened: a second
+    server on the same port or database stops with one line and changes nothing (its
+    start would otherwise re-queue, and run again, the batch the first one is running).
+    """
     # Read when the simulator's OpenMP runtime loads, i.e. before the backend is made.
     os.environ["OMP_NUM_THREADS"] = str(args.threads)
     import uvicorn
@@ -209,9 +236,10 @@ def _serve(args: argparse.Namespace) -> int:
         uvicorn_config,
     )
 
-    tokens = TokenBook(args.token_file) if args.token_file else None
+    tokens = _opened("--token-file", args.token_file, TokenBook) if args.token_file else None
     limits = Limits(
         max_payload_bytes=args.max_payload,
+        max_result_bytes=args.max_result_bytes,
         max_shots=args.max_shots,
         max_circuits=args.max_circuits,
         max_queue=args.max_queue,
@@ -223,29 +251,121 @@ def _serve(args: argparse.Namespace) -> int:
         max_read_seconds=args.max_read_seconds,
         max_connections=args.max_connections,
     )
-    service = VQPUService(
-        get_backend(args.backend),
-        args.db,
-        tokens=tokens,
-        latency=args.latency,
-        limits=limits,
-        policy=Policy(args.policy, args.max_wait),
-        quotas=Quotas(job_seconds=args.job_quota, user_seconds=args.user_quota),
-    )
-    logging.basicConfig(format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    logging.getLogger("backends.vqpu").setLevel(logging.INFO)
-    if tokens is None:
-        logging.getLogger("backends.vqpu").warning(
-            "no --token-file: open mode, every local process may submit"
+    backend = get_backend(args.backend)
+    sock = _bind(args.host, args.port)
+    with sock, _locked(args.db):
+        service = _opened(
+            "--db",
+            args.db,
+            lambda db: VQPUService(
+                backend,
+                db,
+                tokens=tokens,
+                latency=args.latency,
+                limits=limits,
+                policy=Policy(args.policy, args.max_wait),
+                quotas=Quotas(job_seconds=args.job_quota, user_seconds=args.user_quota),
+            ),
         )
-    app = create_app(service, docs=args.docs)
-    config = uvicorn_config(app, limits, host=args.host, port=args.port, access_log=False, log_level="info")
-    uvicorn.Server(config).run()
+        logging.basicConfig(format="%(asctime)s %(name)s %(levelname)s %(message)s")
+        logging.getLogger("backends.vqpu").setLevel(logging.INFO)
+        if tokens is None:
+            logging.getLogger("backends.vqpu").warning(
+                "no --token-file: open mode, every local process may submit"
+            )
+        app = create_app(service, docs=args.docs)
+        config = uvicorn_config(
+            app, limits, host=args.host, port=args.port, access_log=False, log_level="info"
+        )
+        uvicorn.Server(config).run(sockets=[sock])
     return 0
 
 
+_T = TypeVar("_T")
+
+
+def _opened(option: str, path: str, open_: Callable[[str], _T]) -> _T:
+    """``open_(path)``; its errors about ``path`` become one line naming ``option`` and ``path``.
+
+    I/O and SQLite errors get ``OPTION PATH: reason``; a ValueError naming the path (a
+    foreign database, a bad line of a token file) gets ``OPTION`` in front.
+    """
+    if os.path.isdir(path):
+        raise ValueError(f"{option} {path}: is a directory")
+    try:
+        return open_(path)
+    except ValueError as exc:
+        if not str(exc).startswith((path, str(Path(path)))):
+            raise
+        raise ValueError(f"{option} {exc}") from exc
+    except OSError as exc:
+        raise ValueError(f"{option} {path}: {exc.strerror or exc}") from exc
+    except sqlite3.Error as exc:
+        raise ValueError(f"{option} {path}: {exc}") from exc
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    """A TCP socket bound to ``host:port``, not yet listening; IPv6 if ``host`` has a colon (as uvicorn)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # a restart need not wait out TIME_WAIT
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        option = (
+            "--host" if isinstance(exc, socket.gaierror) or exc.errno == errno.EADDRNOTAVAIL else "--port"
+        )
+        raise ValueError(f"{option}: cannot listen on {host}:{port}: {exc.strerror or exc}") from exc
+    return sock
+
+
+@contextlib.contextmanager
+def _locked(db: str) -> Iterator[None]:
+    """Hold an exclusive lock on ``<db>.lock`` (created if missing, never removed) while serving ``db``.
+
+    Two servers on one database would each re-queue the other's running batch and run it
+    again; the lock is released by the operating system when the process ends, however
+    it ends. A directory is refused here; the store refuses other bad paths.
+    """
+    lock_path = f"{db}.lock"
+    if os.path.isdir(db):
+        raise ValueError(f"--db {db}: is a directory")
+    try:
+        lock_file = open(lock_path, "a+b")  # noqa: SIM115 - held open for the server's lifetime
+    except OSError as exc:
+        raise ValueError(
+            f"--db {db}: cannot create the lock file {lock_path}: {exc.strerror or exc}"
+        ) from exc
+    with lock_file:
+        try:
+            _lock_exclusive(lock_file.fileno())
+        except OSError as exc:
+            raise ValueError(
+                f"--db {db}: another server uses this database (its lock file {lock_path} is held)"
+            ) from exc
+        yield
+
+
+def _lock_exclusive(fd: int) -> None:
+    """Lock the open file ``fd`` exclusively without waiting; OSError if another process holds it."""
+    if sys.platform == "win32":
+        import msvcrt
+
+        msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+    else:
+        import fcntl
+
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+
 def _report(args: argparse.Namespace) -> int:
-    """``report``: print the accounting tables; write CSV, JSON and figures if asked."""
+    """``report``: print the accounting tables; write CSV, JSON and figures if asked.
+
+    The outputs are checked before the database is read, so a bad one stops the
+    command before it prints anything.
+    """
+    from backends.files import check_writable
     from backends.vqpu.report import (
         format_table,
         save_figures,
@@ -256,7 +376,12 @@ def _report(args: argparse.Namespace) -> int:
     )
     from backends.vqpu.store import read_batches
 
-    batches = read_batches(args.db)
+    for option, path in (("--csv", args.csv), ("--json", args.json)):
+        if path:
+            check_writable(path, option)
+    if args.figures:
+        _check_figures_folder(args.figures)
+    batches = _opened("--db", args.db, read_batches)
     summary = summarize(batches)
     print(format_table(summary))
     print()
@@ -270,6 +395,19 @@ def _report(args: argparse.Namespace) -> int:
         for path in save_figures(batches, summary, args.figures):
             print(f"wrote {path}")
     return 0
+
+
+def _check_figures_folder(path: str) -> None:
+    """Refuse a ``--figures`` folder that cannot be made or written into (as :func:`check_writable`)."""
+    target = Path(path)
+    if target.exists() and not target.is_dir():
+        raise ValueError(f"--figures {path}: not a directory")
+    folder = next(p for p in (target, *target.parents) if p.exists())  # made from there on
+    try:
+        with tempfile.TemporaryFile(dir=folder, prefix=".write-check."):
+            pass
+    except OSError as exc:
+        raise ValueError(f"--figures {path}: cannot write in {folder}: {exc.strerror or exc}") from exc
 
 
 def _probe(args: argparse.Namespace) -> int:

@@ -21,7 +21,7 @@ from numbers import Integral, Real
 
 from backends.errors import InvalidParameterError
 
-__all__ = ["MAX_PENDING_DECODES", "MAX_WAIT", "SQLITE_INT_MAX", "Limits"]
+__all__ = ["MAX_PENDING_DECODES", "MAX_WAIT", "SQLITE_INT_MAX", "Limits", "result_bytes_bound"]
 
 #: Longest accepted long-poll, in seconds.
 MAX_WAIT = 30.0
@@ -46,6 +46,12 @@ class Limits:
         Largest request body (``Content-Length``), default 8 MiB.
     max_shots : int
         Most shots per circuit.
+    max_result_bytes : int
+        Largest the counts of one batch may grow, as the JSON the server stores and
+        answers, default 64 MiB. A batch is refused before it is queued when its
+        bound may exceed this (see :meth:`result_bytes`): a few kilobytes of circuits
+        with wide classical registers and many shots could otherwise produce
+        gigabytes of distinct outcomes.
     max_circuits : int
         Most circuits per batch.
     max_queue : int
@@ -89,6 +95,7 @@ class Limits:
 
     max_payload_bytes: int = 8 * 2**20
     max_shots: int = 100_000
+    max_result_bytes: int = 64 * 2**20
     max_circuits: int = 1_000
     max_queue: int = 1_000
     max_qubits: int | None = None
@@ -116,6 +123,38 @@ class Limits:
                 raise InvalidParameterError(
                     f"The '{name}' limit must be a positive integer. Got {value!r} instead."
                 )
+
+
+def result_bytes_bound(circuits: int, clbits: int, shots: int) -> int:
+    """Most bytes the counts of a batch can take as compact JSON (``[{"0110":12,...},...]``).
+
+    Each circuit has at most ``min(shots, 2**clbits)`` distinct outcomes; each outcome
+    is a key of ``clbits`` characters in quotes, a colon, a count of at most as many
+    digits as ``shots`` and a comma.
+
+    Parameters
+    ----------
+    circuits : int
+        Number of circuits of the batch.
+    clbits : int
+        Classical bits of the widest circuit (the length of every key at most).
+    shots : int
+        Shots per circuit.
+
+    Returns
+    -------
+    int
+        An upper bound of the size of the stored and answered counts, in bytes.
+
+    Examples
+    --------
+    >>> result_bytes_bound(circuits=1, clbits=2, shots=1000)  # 4 outcomes of 10 bytes
+    45
+    >>> result_bytes_bound(circuits=2, clbits=1024, shots=100_000) > 64 * 2**20
+    True
+    """
+    outcomes = min(shots, 2**clbits)
+    return circuits * (outcomes * (clbits + len(str(shots)) + 4) + 3) + 2
 
 
 def _is_positive_seconds(value: object) -> bool:

@@ -45,13 +45,16 @@ class CircuitSummary(NamedTuple):
         Most classical bits of any circuit.
     instructions : int
         Most instructions of any circuit.
+    unmeasured : int or None
+        Index of the first top-level circuit without a measurement (the device
+        could return no counts for it), None when every circuit measures.
 
     Examples
     --------
     >>> from qiskit import QuantumCircuit
     >>> summary = summarize_circuits([QuantumCircuit(3, 1)])
-    >>> summary.qubits, summary.clbits, summary.instructions
-    (3, 1, 0)
+    >>> summary.qubits, summary.clbits, summary.instructions, summary.unmeasured
+    (3, 1, 0, 0)
     """
 
     circuits: int
@@ -59,6 +62,7 @@ class CircuitSummary(NamedTuple):
     nested_qubits: int
     clbits: int
     instructions: int
+    unmeasured: int | None
 
 
 class DecodeLimitError(RuntimeError):
@@ -76,15 +80,18 @@ def summarize_circuits(circuits: list[Any]) -> CircuitSummary:
 
     Nested circuits are the blocks of control-flow operations and the definitions
     that came with custom instructions (``_definition``, not the lazily built
-    definitions of standard gates); each is visited once.
+    definitions of standard gates); each is visited once. A circuit counts as
+    measured when its own instructions include a ``measure``, as the backends check
+    before running it.
 
     Examples
     --------
     >>> from qiskit import QuantumCircuit
     >>> inner = QuantumCircuit(4); _ = inner.h(range(4))
     >>> outer = QuantumCircuit(4, 1); _ = outer.append(inner.to_gate(), range(4))
+    >>> _ = outer.measure(0, 0)
     >>> summarize_circuits([outer, QuantumCircuit(2)])
-    CircuitSummary(circuits=2, qubits=4, nested_qubits=4, clbits=1, instructions=4)
+    CircuitSummary(circuits=2, qubits=4, nested_qubits=4, clbits=1, instructions=4, unmeasured=1)
     """
     seen: set[int] = set()
     stack = list(circuits)
@@ -113,6 +120,7 @@ def summarize_circuits(circuits: list[Any]) -> CircuitSummary:
         nested_qubits=nested_qubits,
         clbits=clbits,
         instructions=instructions,
+        unmeasured=next((index for index, c in enumerate(circuits) if "measure" not in c.count_ops()), None),
     )
 
 
@@ -147,7 +155,8 @@ def worker_main(memory_bytes: int) -> None:
 
     Requests arrive on stdin as an 8-byte big-endian length and the raw QPY bytes.
     Each answer is a JSON line on the original stdout (fd 1 is pointed at stderr, so
-    a stray print cannot garble it): ``["ok", summary]``, ``["error", message]`` for
+    a stray print cannot garble it): ``["ok", summary]`` (the fields of
+    :class:`CircuitSummary` as a list, in order), ``["error", message]`` for
     bad QPY, or ``["memory", message]``, after which the worker exits (its heap may
     be in pieces). The first line, ``["ready", null]``, says the worker is ready.
     """
@@ -211,7 +220,7 @@ class DecodeWorker:
     >>> worker = DecodeWorker(memory_bytes=2**30, timeout=30.0)  # no process yet
     >>> payload = b64decode_payload(encode_circuits([QuantumCircuit(2, 2)]))
     >>> worker.summarize(payload)  # starts the worker process
-    CircuitSummary(circuits=1, qubits=2, nested_qubits=2, clbits=2, instructions=0)
+    CircuitSummary(circuits=1, qubits=2, nested_qubits=2, clbits=2, instructions=0, unmeasured=0)
     >>> worker.close()
     """
 

@@ -36,6 +36,9 @@ request) and a 500 from an unexpected error do not.
 
 Hostile clients (limits in :mod:`backends.vqpu.limits`):
 
+- a request head (request line and headers) over ``MAX_HEAD_BYTES`` (64 KiB) gets 431
+  and the connection is closed as soon as that many bytes arrived, before the parser
+  has to join them;
 - ``/docs``, ``/redoc`` and ``/openapi.json`` exist only with ``docs=True``
   (``serve --docs``) and are then public: they describe the API, not its data;
 - a POST needs ``Content-Length`` (411); a body over ``max_payload_bytes`` is refused
@@ -74,7 +77,21 @@ from backends.vqpu.policies import Policy
 from backends.vqpu.service import APIError, BatchIn, VQPUService
 from backends.vqpu.tokens import Caller, TokenBook
 
-__all__ = ["Limits", "Quotas", "TokenBook", "VQPUService", "Policy", "create_app", "uvicorn_config"]
+__all__ = [
+    "MAX_HEAD_BYTES",
+    "Limits",
+    "Quotas",
+    "TokenBook",
+    "VQPUService",
+    "Policy",
+    "create_app",
+    "uvicorn_config",
+]
+
+#: Bytes a request head (request line and headers) may have; beyond, 431 and the connection closes.
+#: Our clients send well under 1 KiB; httptools joins a header's pieces by repeated
+#: concatenation on the event loop, so an unbounded head would stall every client.
+MAX_HEAD_BYTES = 64 * 2**10
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -133,7 +150,8 @@ def uvicorn_config(app: FastAPI, limits: Limits, **options: Any) -> uvicorn.Conf
     At most ``max_connections`` connections and requests at once (503 beyond); a
     request head must arrive within ``max_read_seconds``, and a client may leave the
     server's write buffer full for at most ``max_read_seconds`` (else the connection is
-    aborted). Requests are parsed by httptools (llhttp, in C) and, where uvloop is
+    aborted); a request head over :data:`MAX_HEAD_BYTES` gets 431 and the connection is
+    closed. Requests are parsed by httptools (llhttp, in C) and, where uvloop is
     installed (a dependency except on Windows), uvicorn runs on its event loop.
     ``options`` go to :class:`uvicorn.Config` (``host``, ``port``, ``log_level``...).
 
@@ -157,7 +175,7 @@ def uvicorn_config(app: FastAPI, limits: Limits, **options: Any) -> uvicorn.Conf
 
 
 class _SlowClientProtocol(HttpToolsProtocol):
-    """uvicorn's httptools protocol, cutting off clients too slow to send a head or to read answers.
+    """uvicorn's httptools protocol, cutting off slow clients and refusing oversized heads.
 
     uvicorn only times out idle keep-alive connections, and any byte received cancels
     that timer: a client that opens a connection and sends nothing, or its head a byte
@@ -167,27 +185,64 @@ class _SlowClientProtocol(HttpToolsProtocol):
     first byte received after the previous answer (later requests on the connection,
     blank lines before a head included), and the write buffer may stay full for at
     most ``seconds``; past either, the connection is aborted.
+
+    The bytes received while a head is incomplete are counted; past ``max_head_bytes``
+    the client gets 431 and the connection is closed (aborted if an answer to an
+    earlier request is still being sent). For a later request on a kept-alive
+    connection the count starts with the chunk after the one where its head begins, so
+    such a head may exceed the limit by one received chunk (at most 256 KiB), no more.
     """
 
     seconds = 10.0
+    max_head_bytes = MAX_HEAD_BYTES
 
     def connection_made(self, transport: asyncio.Transport) -> None:
         self._timers: dict[str, asyncio.TimerHandle] = {}
+        self._in_head = True
+        self._head_bytes = 0
         super().connection_made(transport)
         self._arm("head")
 
     def data_received(self, data: bytes) -> None:
+        if self._in_head:
+            self._head_bytes += len(data)
         super().data_received(data)
+        if self._in_head and self._head_bytes > self.max_head_bytes and not self.transport.is_closing():
+            self._refuse_head()
+            return
         if self.cycle is None or self.cycle.response_complete:  # bytes, but no new head complete
             self._arm("head")
 
     def on_message_begin(self) -> None:  # a pipelined head, behind a request in progress
         super().on_message_begin()
+        if not self._in_head:  # a later head: its bytes count from the next chunk on
+            self._in_head = True
+            self._head_bytes = 0
         self._arm("head")
 
     def on_headers_complete(self) -> None:
+        self._in_head = False
         self._disarm("head")
         super().on_headers_complete()
+
+    def _refuse_head(self) -> None:
+        """Answer 431 and close the connection, or abort it if an earlier answer is being sent."""
+        if self.cycle is not None and not self.cycle.response_complete:
+            self.transport.abort()
+            return
+        content = json.dumps(
+            {
+                "error": "header_too_large",
+                "detail": f"the request head exceeds {self.max_head_bytes} bytes",
+            }
+        ).encode()
+        self.transport.write(
+            b"HTTP/1.1 431 Request Header Fields Too Large\r\n"
+            b"content-type: application/json\r\n"
+            b"content-length: " + str(len(content)).encode() + b"\r\n"
+            b"connection: close\r\n\r\n" + content
+        )
+        self.transport.close()
 
     def pause_writing(self) -> None:  # the client does not read: the write buffer is full
         super().pause_writing()

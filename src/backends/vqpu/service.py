@@ -6,10 +6,15 @@ Refusals raise :class:`APIError`, which the application answers as
 ``{"error": code, "detail": message}`` with the error's status.
 
 A submission is checked in order of cost, each step only after the previous passed:
-the body's fields (types, and every integer within SQLite's signed 64 bits), shots,
-the QPY header (circuits, qubits, clbits and instructions it declares), then the
-deserialised circuits, nested ones included, in the memory-capped decoder process
-of :mod:`backends.vqpu.sandbox`. Only then is the batch stored and queued.
+the body's fields (types, and every integer within SQLite's signed 64 bits); its key
+(a key the job sent before is answered with its batch, whatever the quotas and
+limits are now, or refused when the circuits, shots or seed differ); the quotas;
+shots; the QPY header (circuits, qubits, clbits and instructions it declares, and the
+size of the counts they may give); then the deserialised circuits, nested ones
+included, in the memory-capped decoder process of :mod:`backends.vqpu.sandbox`:
+their sizes, that each measures, and a bound of their counts' size
+(:func:`~backends.vqpu.limits.result_bytes_bound`). Only then is the batch stored
+and queued.
 """
 
 from __future__ import annotations
@@ -30,12 +35,18 @@ from backends.base import QuantumBackend
 from backends.errors import InvalidParameterError
 from backends.vqpu.accounting import Ledger, Quotas
 from backends.vqpu.executor import BatchExecutor
-from backends.vqpu.limits import MAX_PENDING_DECODES, MAX_WAIT, SQLITE_INT_MAX, Limits
+from backends.vqpu.limits import (
+    MAX_PENDING_DECODES,
+    MAX_WAIT,
+    SQLITE_INT_MAX,
+    Limits,
+    result_bytes_bound,
+)
 from backends.vqpu.metrics import Snapshot, render
 from backends.vqpu.policies import Policy
 from backends.vqpu.report import summarize
 from backends.vqpu.sandbox import CircuitSummary, DecodeLimitError, DecodeWorker
-from backends.vqpu.store import Batch, QueueFullError, Store
+from backends.vqpu.store import Batch, KeyReusedError, QueueFullError, Store
 from backends.vqpu.tokens import Caller, TokenBook, TokensUnavailableError
 from backends.vqpu.wire import QPYHeader, b64decode_payload, read_qpy_header
 
@@ -316,10 +327,11 @@ class VQPUService:
         Raises
         ------
         APIError
-            400 for undecodable circuits, 422 when a limit is exceeded (shots, or the
-            circuits, qubits, clbits and instructions declared in the QPY header or
-            found in the deserialised circuits, or the decoder's memory and time),
-            503 when too many submissions are being decoded already.
+            400 for undecodable circuits or a circuit without measurements, 422 when
+            a limit is exceeded (shots, or the circuits, qubits, clbits and
+            instructions declared in the QPY header or found in the deserialised
+            circuits, the size their counts may reach, or the decoder's memory and
+            time), 503 when too many submissions are being decoded already.
         """
         if body.shots > self.limits.max_shots:
             detail = f"shots={body.shots} exceeds the limit of {self.limits.max_shots}"
@@ -330,6 +342,7 @@ class VQPUService:
         except ValueError as exc:
             raise APIError(400, "bad_circuits", str(exc)) from None
         self._check_sizes(header)
+        self._check_result_size(header, body.shots)  # the first circuit's clbits: a lower bound
         if not self._decode_slots.acquire(blocking=False):
             detail = f"{MAX_PENDING_DECODES} submissions are being checked already; retry later"
             raise APIError(503, "busy", detail)
@@ -347,7 +360,31 @@ class VQPUService:
         if summary.nested_qubits > self.max_qubits:
             detail = f"a nested circuit needs {summary.nested_qubits} qubits, the limit is {self.max_qubits}"
             raise APIError(422, "too_many_qubits", detail)
+        if summary.unmeasured is not None:
+            detail = (
+                f"circuits[{summary.unmeasured}] has no measurements; "
+                "add measure() or measure_all() so that counts can be returned"
+            )
+            raise APIError(400, "no_measurements", detail)
+        self._check_result_size(summary, body.shots)
         return summary
+
+    def _check_result_size(self, sizes: QPYHeader | CircuitSummary, shots: int) -> None:
+        """Refuse a batch whose counts could exceed ``max_result_bytes`` (``sizes.clbits`` the widest).
+
+        Raises
+        ------
+        APIError
+            422 ``result_too_large`` naming the circuits, clbits, shots and both sizes.
+        """
+        bound = result_bytes_bound(sizes.circuits, sizes.clbits, shots)
+        if bound > self.limits.max_result_bytes:
+            detail = (
+                f"the counts of {sizes.circuits} circuits of {sizes.clbits} clbits at shots={shots} "
+                f"may take {bound} bytes, the limit is {self.limits.max_result_bytes}; "
+                "send fewer circuits or shots, or measure fewer clbits"
+            )
+            raise APIError(422, "result_too_large", detail)
 
     def _check_sizes(self, sizes: QPYHeader | CircuitSummary) -> None:
         """Check the circuits, qubits, clbits and instructions of a header or a summary.
@@ -374,12 +411,17 @@ class VQPUService:
     def submit(self, caller: Caller, body: BatchIn) -> tuple[dict[str, Any], bool]:
         """Check a batch against quotas and limits and store it; return its view and whether it is new.
 
+        A key the job sent before is answered with its batch (not new) before any
+        quota or limit is checked, so a client whose answer was lost can always
+        resend its batch.
+
         Raises
         ------
         APIError
-            403 when the job or user has used its quota of quantum seconds, 400 or 422
-            for a batch beyond the limits, 429 when the queue is full, 503 when the
-            decoder is busy or unavailable.
+            409 when the key is known with other circuits, shots or seed, 403 when the
+            job or user has used its quota of quantum seconds, 400 or 422 for a batch
+            beyond the limits, 429 when the queue is full, 503 when the decoder is
+            busy or unavailable.
 
         Examples
         --------
@@ -398,29 +440,42 @@ class VQPUService:
         >>> service.submit(Caller("job-a", "ann"), body)[1]  # the same key again: nothing new
         False
         >>> try:
-        ...     service.submit(Caller("job-a", "ann"), body.model_copy(update={"shots": 10**6}))
+        ...     service.submit(Caller("job-a", "ann"), body.model_copy(update={"key": "k2", "shots": 10**6}))
         ... except APIError as error:
         ...     print(error.status, error.code, error.detail)
         422 too_many_shots shots=1000000 exceeds the limit of 100000
+        >>> try:
+        ...     service.submit(Caller("job-a", "ann"), body.model_copy(update={"shots": 10}))
+        ... except APIError as error:
+        ...     print(error.status, error.code, error.detail.split(";")[0])
+        409 key_reused key 'k1' of job 'job-a' was used for batch 1 with other shots
         >>> service.stop(); folder.cleanup()
         """
-        if (refusal := self.quotas.refusal(caller, self.ledger)) is not None:
-            self.quota_refusals += 1
-            raise APIError(403, "quota_exceeded", refusal)
-        summary = self._check(body)
+        # exact text (lone surrogates kept): a body that is not ASCII base64 matches no stored payload
+        payload = body.circuits.encode("utf-8", "surrogatepass")
+        job, key, shots, seed = caller.job, body.key, body.shots, body.seed
         try:
+            known = self.store.find(job=job, key=key, payload=payload, shots=shots, seed=seed)
+            if known is not None:  # before quotas and limits: a resent batch is always answered
+                return known.to_json(), False
+            if (refusal := self.quotas.refusal(caller, self.ledger)) is not None:
+                self.quota_refusals += 1
+                raise APIError(403, "quota_exceeded", refusal)
+            summary = self._check(body)
             batch, created = self.store.accept(
-                job=caller.job,
+                job=job,
                 user=caller.user,
-                key=body.key,
-                payload=body.circuits.encode("ascii"),
+                key=key,
+                payload=payload,
                 circuits=summary.circuits,
                 qubits=summary.qubits,
-                shots=body.shots,
-                seed=body.seed,
+                shots=shots,
+                seed=seed,
                 submitted=time.time(),
                 max_queue=self.limits.max_queue,
             )
+        except KeyReusedError as exc:
+            raise APIError(409, "key_reused", str(exc)) from None
         except QueueFullError as exc:
             raise APIError(429, "queue_full", str(exc)) from None
         if created:
@@ -466,18 +521,19 @@ class VQPUService:
 
         A finished batch is answered with its counts, see :meth:`start`.
         """
-        event = self._waiters[batch_id]  # created before the read, so no notification is missed
-        try:
-            batch = self._batch_of(job, batch_id)
-        except APIError:
-            self._waiters.pop(batch_id, None)
-            raise
+        # ownership first: a lookup that fails (another job's id, no such batch) never
+        # touches the event the owner's long polls wait on
+        batch = self._batch_of(job, batch_id)
         if batch.status not in _FINISHED and wait > 0:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(event.wait(), min(wait, MAX_WAIT))
-            batch = self._batch_of(job, batch_id)
+            event = self._waiters[batch_id]
+            batch = self._batch_of(job, batch_id)  # read again once the event exists: no wake-up is missed
+            if batch.status not in _FINISHED:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(event.wait(), min(wait, MAX_WAIT))
+                batch = self._batch_of(job, batch_id)
         if batch.status in _FINISHED:
-            self._waiters.pop(batch_id, None)
+            # wake the polls of a notification still on its way to the loop, and forget their event
+            self._notify(batch_id)
             # the event loop goes on with other requests while the writer stores the delivery
             await asyncio.wrap_future(self.store.mark_fetched(batch_id))
         return batch.to_json()

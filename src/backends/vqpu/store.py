@@ -18,6 +18,8 @@ often the batch was started (more than one only when the server died mid-executi
 ``user`` is who is billed for the job; ``quantum_seconds`` is device execution only,
 ``transpile_seconds`` the server's decoding and transpiling before it. Databases of
 earlier versions get the last two columns added when opened (each job its own user).
+A database holding other tables, or a ``batches`` table of another schema, is refused
+with :class:`ForeignDatabaseError` before anything is written to it.
 """
 
 from __future__ import annotations
@@ -33,7 +35,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
-__all__ = ["Batch", "Queued", "Store", "read_batches"]
+from backends.errors import BackendError
+
+__all__ = [
+    "Batch",
+    "ForeignDatabaseError",
+    "KeyReusedError",
+    "QueueFullError",
+    "Queued",
+    "Store",
+    "read_batches",
+]
 
 T = TypeVar("T")
 
@@ -74,6 +86,9 @@ _COLUMNS = (
     "id, job, key, circuits, qubits, shots, seed, status, submitted, started, ended, "
     "quantum_seconds, runs, result, error, fetched, user, transpile_seconds"
 )
+
+#: Columns every vQPU ``batches`` table has (the first schema's); others are added when missing.
+_REQUIRED_COLUMNS = frozenset({"payload", *_COLUMNS.replace(" ", "").split(",")} - set(_ADDED_COLUMNS))
 
 
 @dataclass(frozen=True)
@@ -210,6 +225,7 @@ class Store:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
+        self._read_only = _read_only_uri(self.path)
         self._writes: queue.Queue[_Write[Any] | None] = queue.Queue()
         self._closing = threading.Lock()
         self._closed = False
@@ -223,13 +239,17 @@ class Store:
 
     # -- writer ---------------------------------------------------------------------------------
     def _write_loop(self, ready: Future[None]) -> None:
+        conn: sqlite3.Connection | None = None
         try:
             conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            _check_schema(conn, self.path, empty_ok=True)  # before WAL mode changes the file
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
             conn.executescript(_SCHEMA)
             _add_missing_columns(conn)
         except Exception as exc:  # noqa: BLE001 - handed to the constructor
+            if conn is not None:
+                conn.close()
             ready.set_exception(exc)
             return
         ready.set_result(None)
@@ -332,7 +352,7 @@ class Store:
     def _reader(self) -> sqlite3.Connection:
         conn = getattr(self._local, "conn", None)
         if conn is None:
-            conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False)
+            conn = sqlite3.connect(self._read_only, uri=True, check_same_thread=False)
             self._local.conn = conn
         return conn
 
@@ -371,6 +391,43 @@ class Store:
         rows = self.query(f"SELECT {_COLUMNS} FROM batches WHERE id = ?", (batch_id,))
         return Batch.from_row(rows[0]) if rows else None
 
+    def find(self, *, job: str, key: str, payload: bytes, shots: int, seed: int | None) -> Batch | None:
+        """Return the batch ``job`` sent under ``key`` before, or None for a new key.
+
+        Parameters
+        ----------
+        job, key : str
+            The job and its idempotency key.
+        payload : bytes
+            The circuits sent again; with ``shots`` and ``seed`` they must be those
+            the batch was accepted with.
+
+        Raises
+        ------
+        KeyReusedError
+            If the known key was sent with another payload, shots or seed.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> store = Store(Path(folder.name) / "vqpu.db")
+        >>> batch, _ = store.accept(job="j", user="u", key="k", payload=b"qpy", circuits=2,
+        ...                         qubits=3, shots=100, seed=None, submitted=10.0)
+        >>> store.find(job="j", key="k", payload=b"qpy", shots=100, seed=None) == batch
+        True
+        >>> store.find(job="j", key="new", payload=b"qpy", shots=100, seed=None) is None
+        True
+        >>> try:
+        ...     store.find(job="j", key="k", payload=b"qpy", shots=5, seed=1)
+        ... except KeyReusedError as error:
+        ...     print(error.differ, str(error).split(";")[0])
+        ['shots', 'seed'] key 'k' of job 'j' was used for batch 1 with other shots and seed
+        >>> store.close(); folder.cleanup()
+        """
+        return _known(self._reader(), job=job, key=key, payload=payload, shots=shots, seed=seed)
+
     # -- life cycle of a batch ------------------------------------------------------------------
     def accept(
         self,
@@ -401,6 +458,13 @@ class Store:
         created : bool
             False when the key was known (idempotent resubmission).
 
+        Raises
+        ------
+        QueueFullError
+            If the batch is new and ``max_queue`` batches are queued or running.
+        KeyReusedError
+            If the key is known with another payload, shots or seed (see :meth:`find`).
+
         Examples
         --------
         >>> import tempfile
@@ -422,24 +486,23 @@ class Store:
         """
 
         def insert(conn: sqlite3.Connection) -> tuple[Batch, bool]:
-            by_key = (job, key)
-            created = (
-                conn.execute("SELECT id FROM batches WHERE job = ? AND key = ?", by_key).fetchone() is None
-            )
-            if created and max_queue is not None:
+            if (known := _known(conn, job=job, key=key, payload=payload, shots=shots, seed=seed)) is not None:
+                return known, False
+            if max_queue is not None:
                 (pending,) = conn.execute(
                     "SELECT count(*) FROM batches WHERE status IN ('queued', 'running')"
                 ).fetchone()
                 if pending >= max_queue:
                     raise QueueFullError(pending, max_queue)
-            if created:
-                conn.execute(
-                    "INSERT INTO batches (job, user, key, payload, circuits, qubits, shots, seed, submitted) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (job, user, key, payload, circuits, qubits, shots, seed, submitted),
-                )
-            row = conn.execute(f"SELECT {_COLUMNS} FROM batches WHERE job = ? AND key = ?", by_key).fetchone()
-            return Batch.from_row(row), created
+            conn.execute(
+                "INSERT INTO batches (job, user, key, payload, circuits, qubits, shots, seed, submitted) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (job, user, key, payload, circuits, qubits, shots, seed, submitted),
+            )
+            row = conn.execute(
+                f"SELECT {_COLUMNS} FROM batches WHERE job = ? AND key = ?", (job, key)
+            ).fetchone()
+            return Batch.from_row(row), True
 
         return self.write(insert)
 
@@ -636,11 +699,124 @@ def _add_missing_columns(conn: sqlite3.Connection) -> None:
         conn.execute("UPDATE batches SET user = job")
 
 
+def _known(
+    conn: sqlite3.Connection, *, job: str, key: str, payload: bytes, shots: int, seed: int | None
+) -> Batch | None:
+    """The batch of ``(job, key)``, or None; KeyReusedError if it was sent with another body.
+
+    SQLite compares the payloads, so the stored one is not copied out.
+    """
+    row = conn.execute(
+        f"SELECT {_COLUMNS}, payload = ?, shots = ?, seed IS ? FROM batches WHERE job = ? AND key = ?",
+        (payload, shots, seed, job, key),
+    ).fetchone()
+    if row is None:
+        return None
+    batch = Batch.from_row(row[:-3])
+    if differ := [
+        name for name, same in zip(("circuits", "shots", "seed"), row[-3:], strict=True) if not same
+    ]:
+        raise KeyReusedError(job, key, batch.id, differ)
+    return batch
+
+
+def _read_only_uri(path: Path) -> str:
+    """The SQLite URI opening ``path`` read-only; ``#``, ``?`` and ``%`` in it are percent-encoded.
+
+    >>> _read_only_uri(Path("/tmp/a#b/c?d%e.db"))
+    'file:///tmp/a%23b/c%3Fd%25e.db?mode=ro'
+    """
+    return f"{path.absolute().as_uri()}?mode=ro"
+
+
+def _check_schema(conn: sqlite3.Connection, path: Path, *, empty_ok: bool) -> None:
+    """Refuse a database that is not a vQPU one: other tables only, or a ``batches`` table lacking columns.
+
+    A database without any table (a new file) passes when ``empty_ok``.
+    """
+    try:
+        tables = dict(
+            conn.execute(
+                "SELECT name, type FROM sqlite_master "
+                "WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite!_%' ESCAPE '!'"
+            )
+        )
+    except sqlite3.DatabaseError as exc:
+        if exc.sqlite_errorcode == sqlite3.SQLITE_NOTADB:
+            raise ForeignDatabaseError(f"{path} is not an SQLite database") from None
+        raise
+    if not tables and empty_ok:
+        return
+    if tables.get("batches") != "table":
+        held = f"other tables ({', '.join(sorted(tables))})" if tables else "no table"
+        raise ForeignDatabaseError(f"{path} is not a vQPU database: it holds {held} and no 'batches' table")
+    present = {row[1] for row in conn.execute("PRAGMA table_info(batches)")}
+    if missing := sorted(_REQUIRED_COLUMNS - present):
+        raise ForeignDatabaseError(
+            f"{path} is not a vQPU database: its 'batches' table lacks the columns {', '.join(missing)}"
+        )
+
+
 class QueueFullError(RuntimeError):
-    """The queue already holds ``max_queue`` unfinished batches."""
+    """The queue already holds ``max_queue`` unfinished batches.
+
+    Examples
+    --------
+    >>> str(QueueFullError(3, 3))
+    'queue is full: 3 batches waiting, limit 3; retry later'
+    """
 
     def __init__(self, pending: int, max_queue: int) -> None:
         super().__init__(f"queue is full: {pending} batches waiting, limit {max_queue}; retry later")
+
+
+class KeyReusedError(ValueError):
+    """A job sent a known idempotency key with other circuits, shots or seed than its batch.
+
+    Parameters
+    ----------
+    job, key : str
+        The job and the key it reused.
+    batch_id : int
+        The batch accepted under the key.
+    differ : list of str
+        What differs: ``"circuits"``, ``"shots"`` or ``"seed"``.
+
+    Examples
+    --------
+    >>> error = KeyReusedError("job-a", "k1", 4, ["circuits"])
+    >>> error.batch_id, str(error)
+    (4, "key 'k1' of job 'job-a' was used for batch 4 with other circuits; send a new key for a new batch")
+    """
+
+    def __init__(self, job: str, key: str, batch_id: int, differ: list[str]) -> None:
+        what = " and ".join(differ) if len(differ) < 3 else "circuits, shots and seed"
+        super().__init__(
+            f"key {key!r} of job {job!r} was used for batch {batch_id} with other {what}; "
+            "send a new key for a new batch"
+        )
+        self.job, self.key, self.batch_id, self.differ = job, key, batch_id, differ
+
+
+class ForeignDatabaseError(BackendError, ValueError):
+    """A database file is not a vQPU accounting database (another application's, or not SQLite).
+
+    Examples
+    --------
+    >>> import sqlite3, tempfile
+    >>> from pathlib import Path
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> other = Path(folder.name) / "shop.db"
+    >>> with sqlite3.connect(other) as conn:
+    ...     _ = conn.execute("CREATE TABLE invoices (id INTEGER)")
+    >>> conn.close()
+    >>> try:
+    ...     Store(other)
+    ... except ForeignDatabaseError as error:
+    ...     print(str(error).removeprefix(str(other)))
+     is not a vQPU database: it holds other tables (invoices) and no 'batches' table
+    >>> folder.cleanup()
+    """
 
 
 def read_batches(path: str | Path) -> list[Batch]:
@@ -650,6 +826,8 @@ def read_batches(path: str | Path) -> list[Batch]:
     ------
     FileNotFoundError
         If ``path`` does not exist.
+    ForeignDatabaseError
+        If ``path`` is not SQLite, or holds no vQPU ``batches`` table.
 
     Examples
     --------
@@ -671,8 +849,9 @@ def read_batches(path: str | Path) -> list[Batch]:
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"no accounting database at {path}")
-    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    conn = sqlite3.connect(_read_only_uri(path), uri=True)
     try:
+        _check_schema(conn, path, empty_ok=False)
         present = {row[1] for row in conn.execute("PRAGMA table_info(batches)")}
         columns = _COLUMNS.replace("user", "user" if "user" in present else "job")
         if "transpile_seconds" not in present:  # a database of an earlier version

@@ -15,6 +15,7 @@ def test_defaults():
     assert dataclasses.asdict(Limits()) == {
         "max_payload_bytes": 8 * 2**20,
         "max_shots": 100_000,
+        "max_result_bytes": 64 * 2**20,
         "max_circuits": 1_000,
         "max_queue": 1_000,
         "max_qubits": None,

@@ -31,7 +31,7 @@ def test_summary_covers_control_flow_blocks_and_custom_definitions():
     with branch.if_test((branch.clbits[0], 1)):
         branch.x(1)
     assert summarize_circuits([with_gate, branch]) == CircuitSummary(
-        circuits=2, qubits=3, nested_qubits=3, clbits=7, instructions=4
+        circuits=2, qubits=3, nested_qubits=3, clbits=7, instructions=4, unmeasured=0
     )
 
 
@@ -39,11 +39,11 @@ def test_summary_does_not_expand_standard_gates():
     circuit = QuantumCircuit(3)
     circuit.mcx([0, 1], 2)
     circuit.h(0)
-    assert summarize_circuits([circuit]) == CircuitSummary(1, 3, 3, 0, 2)
+    assert summarize_circuits([circuit]) == CircuitSummary(1, 3, 3, 0, 2, 0)
 
 
 def test_the_worker_summarises_qpy_and_keeps_running(worker):
-    assert worker.summarize(qpy_bytes([ghz(2), ghz(4)])) == CircuitSummary(2, 4, 4, 4, 8)
+    assert worker.summarize(qpy_bytes([ghz(2), ghz(4)])) == CircuitSummary(2, 4, 4, 4, 8, None)
     assert worker.summarize(nested_definition(40)).nested_qubits == 40
     with pytest.raises(ValueError, match="^circuits are not base64-encoded QPY: "):
         worker.summarize(b"QISKIT\x0f" + bytes(40))

@@ -10,6 +10,7 @@ import httpx
 import pytest
 from vqpu_helpers import ghz, loopback_socket, serve
 
+from backends.null import NullBackend
 from backends.vqpu.api import VQPURejectedError, VQPUSession
 from backends.vqpu.server import Limits
 from backends.vqpu.store import read_batches
@@ -128,7 +129,7 @@ def test_idempotent_resubmission(physical, tmp_path):
         late = session.submit(PAYLOAD, 30, seed=5, key="batch-1")  # after it finished: same result
         raw = httpx.post(
             f"{url}/batches",
-            json={"key": "batch-1", "circuits": PAYLOAD, "shots": 30},
+            json={"key": "batch-1", "circuits": PAYLOAD, "shots": 30, "seed": 5},
             headers={"X-VQPU-Job": "retry"},
         )
     assert first["id"] == again["id"] == late["id"] == raw.json()["id"]
@@ -167,13 +168,26 @@ def test_long_poll_and_status(physical, tmp_path):
     assert 0.6 <= metrics["busy_seconds"] and 0 < metrics["occupancy"] <= 1
 
 
-def test_failed_batch_returns_error_and_server_goes_on(physical, tmp_path):
+class FailsFirst(NullBackend):
+    """A null device whose first run fails, as a device that goes offline once."""
+
+    def _execute(self, circuits, shots, seed):
+        if not getattr(self, "failed", False):
+            self.failed = True
+            raise RuntimeError("device offline")
+        return super()._execute(circuits, shots, seed)
+
+
+def test_failed_batch_returns_error_and_server_goes_on(tmp_path):
     unmeasured = ghz(2)
     unmeasured.remove_final_measurements()
-    with serve(physical, tmp_path / "db.sqlite") as (_, url):
+    with serve(FailsFirst(width=5, seed=1), tmp_path / "db.sqlite") as (_, url):
         session = VQPUSession(url, job="f")
-        failed = session.result(session.submit(encode_circuits([unmeasured]), 10)["id"])
-        assert failed["status"] == "failed" and "has no measurements" in failed["error"]
+        with pytest.raises(VQPURejectedError) as info:  # refused at submit, before the device
+            session.submit(encode_circuits([unmeasured]), 10)
+        assert (info.value.status, info.value.code) == (400, "no_measurements")
+        failed = session.result(session.submit(PAYLOAD, 10)["id"])
+        assert failed["status"] == "failed" and failed["error"] == "RuntimeError: device offline"
         assert session.execute(PAYLOAD, 10)["status"] == "done"
         assert session.status()["batches_failed"] == 1
 
