@@ -9,7 +9,7 @@ from qiskit import QuantumCircuit
 from qiskit.providers import BackendV2
 from qiskit_aer import AerSimulator
 
-from backends.base import BaseBackend, Execution, counts_from_result
+from backends.base import MAX_SHOTS, BaseBackend, Execution, counts_from_result
 from backends.errors import UnknownBackendError
 
 __all__ = ["AerBackend", "from_spec", "METHODS"]
@@ -34,6 +34,11 @@ class AerBackend(BaseBackend):
         ``name``, ``num_qubits``, ``sleep_factor``, ``seed``, ``label`` of
         :class:`~backends.base.BaseBackend`.
 
+    Attributes
+    ----------
+    max_shots : int
+        :data:`~backends.base.MAX_SHOTS`: Aer keeps every shot's outcome in memory.
+
     Examples
     --------
     >>> from qiskit import QuantumCircuit
@@ -45,6 +50,8 @@ class AerBackend(BaseBackend):
     >>> backend.run(circuit, shots=8), backend.timings[0].label
     ([{'1': 8}], 'my-aer')
     """
+
+    max_shots = MAX_SHOTS
 
     def __init__(
         self,

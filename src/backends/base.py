@@ -23,12 +23,24 @@ from qiskit.providers import BackendV2
 from qiskit.result import Result
 from qiskit.transpiler import StagedPassManager, generate_preset_pass_manager
 
-from backends._validation import check_circuits, check_width
+from backends._validation import check_circuits, check_shots, check_width
 from backends.errors import InvalidParameterError
 from backends.timing import TimingRecord, publish
 from backends.validation import check_nonnegative, check_positive_int, check_seed
 
-__all__ = ["QuantumBackend", "BaseBackend", "Execution", "Run", "counts_from_result", "MAX_TIMINGS"]
+__all__ = [
+    "QuantumBackend",
+    "BaseBackend",
+    "Execution",
+    "Run",
+    "counts_from_result",
+    "MAX_SHOTS",
+    "MAX_TIMINGS",
+]
+
+#: Shots per circuit that the local simulators (``aer``, ``null``) accept at most: Aer keeps
+#: every shot's outcome, so 10**7 shots of a 2-qubit circuit already take a gigabyte.
+MAX_SHOTS = 1_000_000
 
 #: Records a backend keeps in ``timings`` at least; beyond twice as many the oldest are
 #: dropped, so a long-running process (a vQPU server) does not grow without bound.
@@ -199,6 +211,12 @@ class BaseBackend(ABC):
     label : str or None, optional
         Label of the timing records; default ``name``.
 
+    Attributes
+    ----------
+    max_shots : int or None
+        Most shots per circuit :meth:`execute` accepts; ``None`` (the default of this
+        class) leaves the limit to the device. Subclasses set it as a class attribute.
+
     Raises
     ------
     InvalidParameterError
@@ -211,6 +229,8 @@ class BaseBackend(ABC):
     >>> isinstance(backend, BaseBackend), backend.num_qubits
     (True, 4)
     """
+
+    max_shots: int | None = None
 
     def __init__(
         self,
@@ -349,7 +369,8 @@ class BaseBackend(ABC):
         Raises
         ------
         InvalidParameterError
-            If ``circuits``, ``shots`` or ``seed`` is invalid (nothing is submitted).
+            If ``circuits``, ``shots`` or ``seed`` is invalid, or ``shots`` exceeds
+            :attr:`max_shots` (nothing is submitted).
         CircuitTooWideError
             If a circuit is wider than :attr:`num_qubits` (nothing is submitted).
 
@@ -365,7 +386,7 @@ class BaseBackend(ABC):
         >>> run.counts, run.timing.circuits, backend.timings == [run.timing]
         ([{'1': 10}, {'1': 10}], 2, True)
         """
-        shots = check_positive_int(shots, "shots")
+        shots = check_shots(shots, self.max_shots, self.name)
         seed = check_seed(seed)
         native = self.transpile(circuits)
         sampling_seed = int(self._rng.integers(2**31)) if seed is None else seed

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 from qiskit import QuantumCircuit
 
-from backends.base import BaseBackend, Execution
+from backends.base import MAX_SHOTS, BaseBackend, Execution
 from backends.errors import UnknownBackendError
 
 __all__ = ["NullBackend", "NullDevice", "from_spec"]
@@ -60,6 +60,11 @@ class NullBackend(BaseBackend):
         ``name`` (default ``"null"``), ``num_qubits`` (a cap, at most ``width``),
         ``sleep_factor``, ``seed``, ``label`` of :class:`~backends.base.BaseBackend`.
 
+    Attributes
+    ----------
+    max_shots : int
+        :data:`~backends.base.MAX_SHOTS`: the outcomes are drawn one by one in memory.
+
     Examples
     --------
     >>> from qiskit import QuantumCircuit
@@ -69,6 +74,8 @@ class NullBackend(BaseBackend):
     >>> sum(counts.values()), set(counts) <= {"00", "01", "10", "11"}
     (50, True)
     """
+
+    max_shots = MAX_SHOTS
 
     def __init__(self, *, width: int = DEFAULT_QUBITS, **options: Any) -> None:
         name = options.setdefault("name", "null")

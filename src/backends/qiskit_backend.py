@@ -41,12 +41,12 @@ from qiskit.result import Result
 from qiskit.result.models import ExperimentResult, ExperimentResultData
 from qiskit.transpiler import Target
 
-from backends._validation import check_circuits
+from backends._validation import check_circuits, check_shots
 from backends.base import QuantumBackend
 from backends.errors import InvalidParameterError
 from backends.registry import get_backend
 from backends.timing import record_timings
-from backends.validation import check_positive_int, check_random_state, check_seed
+from backends.validation import check_random_state, check_seed
 
 __all__ = ["QiskitBackend", "QiskitJob", "get_qiskit_backend"]
 
@@ -262,8 +262,9 @@ class QiskitBackend(BackendV2):
         Raises
         ------
         InvalidParameterError
-            If an option is unknown or out of range, or a circuit is unmeasured or has
-            unbound parameters (nothing is submitted).
+            If an option is unknown or out of range (``shots`` above the wrapped
+            backend's ``max_shots``), or a circuit is unmeasured or has unbound or
+            non-finite parameters (nothing is submitted).
 
         Examples
         --------
@@ -281,14 +282,8 @@ class QiskitBackend(BackendV2):
                 f"run options must be among {sorted(RUN_OPTIONS)}, got {unknown} (backend '{self.name}')"
             )
         settings = {name: options.get(name, getattr(self.options, name)) for name in RUN_OPTIONS}
-        circuits = check_circuits(run_input)
-        for index, circuit in enumerate(circuits):
-            if circuit.parameters:
-                raise InvalidParameterError(
-                    f"circuits[{index}] ('{circuit.name}') must have all parameters bound, "
-                    f"got unbound {sorted(p.name for p in circuit.parameters)}"
-                )
-        shots = check_positive_int(settings["shots"], "shots")
+        circuits = check_circuits(run_input)  # measured, parameters bound and finite
+        shots = check_shots(settings["shots"], getattr(self.backend, "max_shots", None), self.name)
         seed = check_seed(settings["seed_simulator"], "seed_simulator")
         if seed is None:
             seed = int(self._rng.integers(2**31))

@@ -24,11 +24,13 @@ import contextvars
 from collections.abc import Iterable
 from typing import Any
 
+import numpy as np
 from qiskit.primitives import BackendSamplerV2, PrimitiveJob, PrimitiveResult, SamplerPubResult
 from qiskit.primitives.containers import SamplerPubLike
 from qiskit.primitives.containers.sampler_pub import SamplerPub
 
 from backends.base import QuantumBackend
+from backends.errors import InvalidParameterError
 from backends.qiskit_backend import QiskitBackend, get_qiskit_backend
 from backends.timing import record_timings
 from backends.validation import check_positive_int
@@ -99,6 +101,8 @@ class Sampler(BackendSamplerV2):
 
         Raises
         ------
+        InvalidParameterError
+            If a parameter value is NaN or infinite (the message names the parameter).
         ValueError
             If a pub is malformed (Qiskit's checks: parameter values, shots).
 
@@ -115,6 +119,8 @@ class Sampler(BackendSamplerV2):
         shots = self.options.default_shots if shots is None else shots
         coerced_pubs = [SamplerPub.coerce(pub, shots) for pub in pubs]
         self._validate_pubs(coerced_pubs)
+        for index, pub in enumerate(coerced_pubs):
+            _check_finite_values(pub, index)
         job = PrimitiveJob(contextvars.copy_context().run, self._run, coerced_pubs)
         job._submit()
         return job
@@ -124,6 +130,16 @@ class Sampler(BackendSamplerV2):
             result = super()._run(pubs)
         result.metadata["timings"] = timings
         return result
+
+
+def _check_finite_values(pub: SamplerPub, index: int) -> None:
+    """Raise if a parameter value of ``pub`` (``pubs[index]``) is NaN or infinite, naming the parameter."""
+    for names, values in pub.parameter_values.data.items():
+        bad = ~np.isfinite(values)
+        if bad.any():
+            where = tuple(np.argwhere(bad)[0])
+            name, value = names[where[-1]], float(values[where])
+            raise InvalidParameterError(f"parameter {name!r} of pubs[{index}] must be finite, got {value!r}")
 
 
 def get_sampler(spec: str | QuantumBackend, *, default_shots: int = 1024, **options: Any) -> Sampler:

@@ -28,6 +28,8 @@ from backends.errors import InvalidParameterError
 __all__ = [
     "SeedLike",
     "check_choice",
+    "check_finite",
+    "check_finite_array",
     "check_interval",
     "check_nonnegative",
     "check_nonnegative_int",
@@ -123,6 +125,69 @@ def check_nonnegative(value: object, name: str) -> float:
     if not _is_real(value) or value < 0:
         raise InvalidParameterError(f"{name} must be a finite number >= 0, got {value!r}")
     return float(value)
+
+
+def check_finite(value: object, name: str) -> float:
+    """Return ``value`` as a float if it is a finite real number (bools are refused).
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``value`` is not a real number, or is NaN or infinite.
+
+    Examples
+    --------
+    >>> check_finite(-0.5, "gamma")
+    -0.5
+    >>> check_finite(float("nan"), "gamma")
+    Traceback (most recent call last):
+    ...
+    backends.errors.InvalidParameterError: gamma must be a finite number, got nan
+    """
+    if not _is_real(value):
+        raise InvalidParameterError(f"{name} must be a finite number, got {value!r}")
+    return float(value)
+
+
+def check_finite_array(values: object, name: str) -> np.ndarray:
+    """Return ``values`` (a number or an array-like of numbers) as a float ndarray of finite entries.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``values`` is not numeric, or an entry is NaN or infinite; the message
+        names the first such entry by its index.
+
+    Examples
+    --------
+    >>> check_finite_array([0.1, 0.2], "gamma").tolist()
+    [0.1, 0.2]
+    >>> check_finite_array([[0.1, 0.2], [0.3, float("inf")]], "gamma")
+    Traceback (most recent call last):
+    ...
+    backends.errors.InvalidParameterError: gamma must hold finite numbers; gamma[1, 1] is inf
+    >>> check_finite_array("abc", "gamma")
+    Traceback (most recent call last):
+    ...
+    backends.errors.InvalidParameterError: gamma must be a number or an array of numbers, got 'abc'
+    """
+    problem = f"{name} must be a number or an array of numbers, got {values!r}"
+    if isinstance(values, str | bytes):  # numpy would parse "0.5"
+        raise InvalidParameterError(problem)
+    try:
+        array = np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        raise InvalidParameterError(problem) from None
+    finite = np.isfinite(array)
+    if not finite.all():
+        if array.ndim == 0:
+            raise InvalidParameterError(f"{name} must be a finite number, got {float(array)!r}")
+        index = tuple(int(i) for i in np.argwhere(~finite)[0])
+        where = ", ".join(map(str, index))
+        raise InvalidParameterError(
+            f"{name} must hold finite numbers; {name}[{where}] is {float(array[index])!r}"
+        )
+    return array
 
 
 def check_interval(value: object, name: str, low: float, high: float) -> float:

@@ -12,7 +12,7 @@ from qiskit.circuit import QuantumCircuit
 
 from backends import QuantumBackend, shared_backend
 from backends.validation import check_positive_int
-from bbqmis.mis.qaoa import QAOAAngles
+from bbqmis.mis.qaoa import QAOAAngles, check_angles
 
 from .plan import CutPlan
 
@@ -203,14 +203,6 @@ def collect(plan: CutPlan, counts: dict[int, list[dict[str, float]]]) -> CutResu
     return CutResults(counts, fragments)
 
 
-def _angles(angles: AnglesLike) -> tuple[float, float]:
-    """``(gamma, beta)`` as floats."""
-    if isinstance(angles, QAOAAngles):
-        return angles.gamma, angles.beta
-    gamma, beta = angles
-    return float(gamma), float(beta)
-
-
 def run_subexperiments(
     plan: CutPlan,
     angles: AnglesLike,
@@ -243,6 +235,12 @@ def run_subexperiments(
         circuit appears ``m`` times is estimated from ``m * shots`` shots; this keeps the
         estimates unbiased and lowers their variance at no extra cost.
 
+    Raises
+    ------
+    InvalidParameterError
+        If ``shots`` is not a positive integer, or ``angles`` is not a pair of finite
+        numbers (:func:`bbqmis.mis.qaoa.check_angles`).
+
     Examples
     --------
     >>> import networkx as nx
@@ -255,7 +253,7 @@ def run_subexperiments(
     ({'phase': 'run', 'done': 16, 'total': 16}, 8)
     """
     shots = check_positive_int(shots, "shots")
-    gamma, beta = _angles(angles)
+    gamma, beta = check_angles(angles)
     binding = dict(zip(plan.parameters, (gamma, beta), strict=True))
     labels = list(plan.subexperiments)
     report = progress or (lambda snapshot: None)

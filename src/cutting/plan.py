@@ -18,6 +18,7 @@ from numpy.typing import NDArray
 from qiskit.circuit import Parameter, QuantumCircuit
 from qiskit_addon_cutting.qpd import WeightType
 
+from backends.errors import InvalidParameterError
 from backends.validation import check_nonnegative, check_positive_int
 from bbqmis.mis.problem import MISProblem
 
@@ -287,8 +288,9 @@ def cut_qaoa(
     Raises
     ------
     InvalidParameterError
-        If ``max_qubits`` is not a positive integer, ``max_overhead`` is negative, or
-        ``separator`` names a node not in the graph.
+        If ``problem`` is not an :class:`MISProblem` or has no vertex, ``max_qubits`` is
+        not a positive integer, ``max_overhead`` is negative, or ``separator`` names a
+        node not in the graph.
     NoSeparatorError
         If no separator found by :func:`find_separators` gives fragments that fit.
     FragmentTooWideError
@@ -306,6 +308,12 @@ def cut_qaoa(
     >>> plan.widths, plan.num_cuts, plan.num_subexperiments, plan.overhead
     ((5, 5), 1, 16, 16.0)
     """
+    if not isinstance(problem, MISProblem):
+        raise InvalidParameterError(
+            f"problem must be an MISProblem (e.g. MISProblem(graph)), got {type(problem).__name__}"
+        )
+    if problem.num_nodes == 0:
+        raise InvalidParameterError("problem must have at least one vertex, got an empty graph")
     max_qubits = check_positive_int(max_qubits, "max_qubits")
     if max_overhead is not None:
         max_overhead = check_nonnegative(max_overhead, "max_overhead")

@@ -247,6 +247,12 @@ def expectation(
     EnergyEstimate
         ``(value, standard_error)``; compare with :func:`bbqmis.qaoa.expectation`.
 
+    Raises
+    ------
+    InvalidParameterError
+        If ``gamma`` or ``beta`` is not a finite number, or ``shots`` is not a
+        positive integer.
+
     Examples
     --------
     >>> import networkx as nx

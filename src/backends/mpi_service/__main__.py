@@ -11,6 +11,8 @@ import json
 import sys
 from typing import TYPE_CHECKING, NoReturn
 
+from backends.arguments import integer, real
+
 if TYPE_CHECKING:
     from backends.base import QuantumBackend
 
@@ -29,6 +31,12 @@ examples:
   # one small batch (a 3-qubit GHZ circuit) through a service, e.g. one quantum block of a job
   srun --het-group=0 python -m backends.mpi_service probe --backend mpi:qpu --shots 100
 """
+
+
+#: ``--shots``: the service's backend applies its own limit (``aer``: 10**6).
+_SHOTS = integer(1, 2**31 - 1)
+#: ``--timeout``: seconds, finite.
+_SECONDS = real(0.0, 1e9)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -67,7 +75,13 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     probe.add_argument("--backend", required=True, help="mpi:NAME or mpi:world")
-    probe.add_argument("--shots", type=int, default=100, help="shots (default 100)")
+    probe.add_argument("--shots", type=_SHOTS, default=100, help="shots (default 100)")
+    probe.add_argument(
+        "--timeout",
+        type=_SECONDS,
+        default=10.0,
+        help="seconds to wait for the name of an mpi:NAME service (default 10)",
+    )
     stop = commands.add_parser(
         "shutdown",
         help="stop a published service",
@@ -75,7 +89,9 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     stop.add_argument("--name", required=True, help="the service's name")
-    stop.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for the name (default 10)")
+    stop.add_argument(
+        "--timeout", type=_SECONDS, default=10.0, help="seconds to wait for the name (default 10)"
+    )
     return parser
 
 
@@ -96,6 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     """Run the command line; return the exit status (2 on bad input)."""
     args = build_parser().parse_args(argv)
     from backends.errors import BackendError, InvalidParameterError
+    from backends.files import atomic_write_text, check_writable
     from backends.registry import get_backend
 
     prog = "python -m backends.mpi_service"
@@ -106,10 +123,13 @@ def main(argv: list[str] | None = None) -> int:
             MPIServiceBackend(args.name, timeout=args.timeout).close(shutdown=True)
             return 0
         if args.command == "probe":
-            print(json.dumps(_probe(get_backend(args.backend), args.shots)), flush=True)
+            options = {"timeout": args.timeout} if args.backend.startswith("mpi:") else {}
+            print(json.dumps(_probe(get_backend(args.backend, **options), args.shots)), flush=True)
             return 0
         from backends.mpi_service.service import serve
 
+        if args.stats:
+            check_writable(args.stats, "--stats")
         backend = get_backend(args.backend, seed=args.seed)
         stats = serve(
             backend,
@@ -122,11 +142,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return 2
     text = json.dumps(stats.to_json())
-    if args.stats:
-        from pathlib import Path
-
-        Path(args.stats).write_text(text + "\n")
     print(text, flush=True)
+    if args.stats:
+        try:
+            atomic_write_text(args.stats, lambda file: file.write(text + "\n"))
+        except OSError as exc:  # the folder changed while serving
+            print(f"{prog}: error: --stats {args.stats}: {exc.strerror or exc}", file=sys.stderr)
+            return 2
     return 0
 
 

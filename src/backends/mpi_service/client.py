@@ -33,7 +33,7 @@ from backends.base import BaseBackend, Execution
 from backends.errors import BackendError, InvalidParameterError
 from backends.mpi_service import protocol
 from backends.mpi_service.names import check_name, lookup
-from backends.validation import check_positive_int, check_seed
+from backends.validation import check_nonnegative, check_positive_int, check_seed
 from backends.vqpu.client import RemoteDevice
 
 if TYPE_CHECKING:
@@ -165,7 +165,8 @@ class MPIServiceBackend(BaseBackend):
     Raises
     ------
     InvalidParameterError
-        If ``target`` is malformed, or names this process's own rank.
+        If ``target`` is malformed or names this process's own rank, or ``timeout`` is
+        negative or not finite.
     BackendConnectionError
         If no service is published under the name within ``timeout``.
 
@@ -177,6 +178,10 @@ class MPIServiceBackend(BaseBackend):
     Traceback (most recent call last):
     ...
     backends.errors.InvalidParameterError: spec 'mpi:world:RANK' needs RANK >= 0, got 'last'
+    >>> MPIServiceBackend("qpu", timeout=float("nan"))
+    Traceback (most recent call last):
+    ...
+    backends.errors.InvalidParameterError: timeout must be a finite number >= 0, got nan
 
     Connecting needs a running service (``python -m backends.mpi_service serve --name qpu``):
 
@@ -187,6 +192,7 @@ class MPIServiceBackend(BaseBackend):
 
     def __init__(self, target: str, /, *, name: str | None = None, timeout: float = 60.0, **options: Any):
         service, rank = _parse_target(target)
+        timeout = check_nonnegative(timeout, "timeout")
         from mpi4py import MPI
 
         if service is not None:

@@ -22,6 +22,7 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 from backends.base import QuantumBackend
+from backends.errors import InvalidParameterError
 from backends.mpi_service import protocol
 from backends.mpi_service.names import check_name, publish, unpublish
 from backends.validation import check_nonnegative, check_positive_int
@@ -169,7 +170,8 @@ def serve(
     Raises
     ------
     InvalidParameterError
-        If ``name``, ``clients`` or ``latency`` is invalid.
+        If ``name``, ``clients`` or ``latency`` is invalid, or there is no ``name`` and
+        this process is the only rank of ``MPI_COMM_WORLD`` (no client could ever come).
 
     Examples
     --------
@@ -187,6 +189,11 @@ def serve(
 
     loop = _Loop(backend, check_positive_int(clients, "clients"), check_nonnegative(latency, "latency"), log)
     name = None if name is None else check_name(name)
+    if name is None and MPI.COMM_WORLD.size < 2:
+        raise InvalidParameterError(
+            "serving MPI_COMM_WORLD needs client ranks, but this process is its only rank; start "
+            "the clients in the same launch (mpiexec ... : ...) or publish the service under a name (--name)"
+        )
     tic = time.perf_counter()
     port = None
     if name is None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 from qiskit import QuantumCircuit
 
@@ -72,7 +73,7 @@ class VQPUBackend(BaseBackend):
     Raises
     ------
     UnknownBackendError
-        If ``url`` is not an http(s) address.
+        If ``url`` is not an http(s) address with a host (and a valid port, if any).
     BackendConnectionError
         If the server cannot be reached within ``deadline``.
     backends.vqpu.api.VQPURejectedError
@@ -101,6 +102,7 @@ class VQPUBackend(BaseBackend):
         deadline: float = 60.0,
         **options: Any,
     ) -> None:
+        _check_host(url, name or f"vqpu:{url}")
         try:
             self.session = VQPUSession(url, token=token, job=job, timeout=timeout, deadline=deadline)
         except ValueError as exc:
@@ -118,3 +120,23 @@ class VQPUBackend(BaseBackend):
     def _execute(self, circuits: list[QuantumCircuit], shots: int, seed: int) -> Execution:
         batch = self.session.execute(encode_circuits(circuits), shots, seed)
         return Execution(batch["counts"], (batch["started"], batch["ended"]))
+
+
+def _check_host(url: str, spec: str) -> None:
+    """Raise :class:`UnknownBackendError` for an http(s) ``url`` without a host or with a bad port.
+
+    Other malformed URLs are left to :class:`~backends.vqpu.api.VQPUSession`'s checks.
+    """
+    if not isinstance(url, str) or not url.startswith(("http://", "https://")):
+        return
+    parts = urlsplit(url)
+    try:
+        parts.port  # noqa: B018 - parsing the port raises on a bad one
+    except ValueError:
+        raise UnknownBackendError(
+            f"bad vqpu spec {spec!r}: the URL's port must be a number in 0..65535"
+        ) from None
+    if not parts.hostname:
+        raise UnknownBackendError(
+            f"bad vqpu spec {spec!r}: the URL names no host; expected vqpu:http://host:port"
+        )

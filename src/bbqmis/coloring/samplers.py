@@ -29,7 +29,7 @@ from backends.errors import InvalidParameterError
 from backends.validation import SeedLike, build_named, check_positive_int, check_random_state
 
 from ..mis.classical import check_beta_range, simulated_annealing
-from ..mis.problem import MISProblem
+from ..mis.problem import MISProblem, check_graph
 from ..solver import MISSamples, QuantumMISSolver, Stats, add_stats, new_stats
 
 __all__ = [
@@ -212,6 +212,11 @@ class ExactSampler:
     def sample(self, graph: nx.Graph, seed: SeedLike = None) -> Samples:
         """Every maximal independent set of ``graph``, largest first (``seed`` is unused).
 
+        Raises
+        ------
+        InvalidParameterError
+            If ``graph`` is not an undirected simple graph without self-loops.
+
         Examples
         --------
         >>> samples = ExactSampler().sample(nx.cycle_graph(5))
@@ -219,7 +224,7 @@ class ExactSampler:
         ([[0, 2], [0, 3], [1, 3], [1, 4], [2, 4]], True)
         """
         start = time.perf_counter()
-        sets, complete = maximal_independent_sets(graph, self.limit)
+        sets, complete = maximal_independent_sets(check_graph(graph), self.limit)
         return Samples(sets, complete, new_stats(calls=1, seconds=time.perf_counter() - start))
 
 
@@ -282,13 +287,24 @@ class _BitstringSampler:
         raise NotImplementedError
 
     def sample(self, graph: nx.Graph, seed: SeedLike = None) -> Samples:
-        """Distinct maximal independent sets, most frequently sampled first."""
+        """Distinct maximal independent sets, most frequently sampled first.
+
+        Raises
+        ------
+        InvalidParameterError
+            If ``graph`` is not an undirected simple graph without self-loops.
+        """
         start = time.perf_counter()
+        check_graph(graph)
         rng = check_random_state(seed)
         stats = new_stats(calls=1)
         fixed = frozenset(v for v in graph if graph.degree(v) == 0)
         draws = [np.full(self.shots, fixed, dtype=object)]
-        for nodes in sorted(nx.connected_components(graph), key=min):
+        # Components in the order of their first node in ``graph.nodes``: labels of mixed
+        # types (1 and "a") cannot be compared.
+        position = {v: i for i, v in enumerate(graph)}
+        components = nx.connected_components(graph)
+        for nodes in sorted(components, key=lambda nodes: min(position[v] for v in nodes)):
             if len(nodes) == 1:
                 continue
             problem = MISProblem(graph.subgraph(nodes), penalty=self.penalty)

@@ -31,15 +31,21 @@ def maximum_independent_set(graph: nx.Graph, weights: WeightsLike = None) -> fro
     -------
     frozenset of nodes
 
+    Raises
+    ------
+    InvalidParameterError
+        If ``graph`` is not an undirected simple graph without self-loops, or
+        ``weights`` is invalid (as for :class:`MISProblem`).
+
     Examples
     --------
     >>> sorted(maximum_independent_set(nx.path_graph(4)))
     [0, 2]
     """
-    w = MISProblem(graph, weights, penalty=np.inf).weights
+    w = MISProblem._unpenalized(graph, weights).weights
     scale = 1 if np.allclose(w, np.round(w)) else 10**6
     complement = nx.complement(graph)
-    integer_weights = np.round(w * scale).astype(int).tolist()
+    integer_weights = [round(float(x) * scale) for x in w]  # Python ints: no int64 overflow
     nx.set_node_attributes(complement, dict(zip(graph.nodes, integer_weights, strict=True)), "w")
     clique, _ = nx.max_weight_clique(complement, weight="w")
     return frozenset(clique)
@@ -62,6 +68,12 @@ def greedy_independent_set(graph: nx.Graph, weights: WeightsLike = None, seed: S
     -------
     frozenset of nodes
 
+    Raises
+    ------
+    InvalidParameterError
+        If ``graph`` is not an undirected simple graph without self-loops, or
+        ``weights`` is invalid (as for :class:`MISProblem`).
+
     Examples
     --------
     >>> sorted(greedy_independent_set(nx.star_graph(4)))
@@ -69,7 +81,7 @@ def greedy_independent_set(graph: nx.Graph, weights: WeightsLike = None, seed: S
     >>> sorted(greedy_independent_set(nx.star_graph(4), weights=[10, 1, 1, 1, 1]))
     [0]
     """
-    problem = MISProblem(graph, weights, penalty=np.inf)
+    problem = MISProblem._unpenalized(graph, weights)
     return problem.to_nodes(problem.repair(np.zeros(problem.num_nodes), seed=seed))
 
 

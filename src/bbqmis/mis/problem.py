@@ -25,6 +25,7 @@ selects ``nodes[0]`` only.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from functools import cached_property
 from typing import TypeAlias
@@ -35,11 +36,15 @@ import numpy.typing as npt
 import scipy.sparse as sp
 
 from backends.errors import InvalidParameterError
-from backends.validation import SeedLike, check_random_state
+from backends.validation import SeedLike, check_finite, check_random_state
 
 from .adjacency import Adjacency, adjacency
 
-__all__ = ["MISProblem", "bits_from_strings"]
+__all__ = ["MAX_COST", "MISProblem", "bits_from_strings", "check_graph"]
+
+#: Bound on ``penalty * edges + sum(weights)``, the largest QUBO cost: far below the float
+#: range, so that costs, Ising terms and closed-form energies stay finite.
+MAX_COST = 1e300
 
 #: Vertex weights: None (all 1), a node attribute name, a mapping node -> weight, or a sequence
 #: in node order.
@@ -77,21 +82,80 @@ def bits_from_strings(strings: str | Iterable[str], num_bits: int | None = None)
     return bits[0] if single else bits
 
 
+def check_graph(graph: object, name: str = "graph") -> nx.Graph:
+    """Return ``graph`` if it is an undirected simple networkx graph without self-loops.
+
+    A vertex adjacent to itself belongs to no independent set, and the bitstring
+    encodings cannot express that, so such a graph is refused rather than its loop
+    dropped.
+
+    Parameters
+    ----------
+    graph : object
+        The graph to check.
+    name : str, default="graph"
+        Parameter name used in the error message.
+
+    Returns
+    -------
+    networkx.Graph
+        ``graph`` itself.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``graph`` is not a networkx graph, is directed or a multigraph, or has a
+        self-loop.
+
+    Examples
+    --------
+    >>> check_graph(nx.path_graph(3)).number_of_edges()
+    2
+    >>> check_graph(nx.Graph([(0, 0), (0, 1)]))
+    Traceback (most recent call last):
+    ...
+    backends.errors.InvalidParameterError: graph must have no self-loops (a vertex adjacent to itself \
+is in no independent set), got one on node 0
+    """
+    if not isinstance(graph, nx.Graph) or graph.is_directed() or graph.is_multigraph():
+        raise InvalidParameterError(
+            f"{name} must be an undirected simple networkx.Graph, got {type(graph).__name__}"
+        )
+    loop = next(iter(nx.selfloop_edges(graph)), None)
+    if loop is not None:
+        raise InvalidParameterError(
+            f"{name} must have no self-loops (a vertex adjacent to itself is in no independent set), "
+            f"got one on node {loop[0]!r}"
+        )
+    return graph
+
+
+def _floats(values: object, name: str) -> np.ndarray:
+    """``values`` as a float ndarray, or InvalidParameterError naming ``name``."""
+    try:
+        return np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        text = repr(values)
+        shown = text if len(text) <= 60 else f"{text[:60]}..."
+        raise InvalidParameterError(f"{name} must be numbers, got {shown}") from None
+
+
 class MISProblem:
     """Maximum (weight) independent set of a graph, as a QUBO and an Ising model.
 
     Parameters
     ----------
     graph : networkx.Graph
-        Undirected simple graph; any hashable node labels. Qubit ``i`` stands for
-        ``problem.nodes[i]`` (the graph's node order).
+        Undirected simple graph without self-loops; any hashable node labels. Qubit
+        ``i`` stands for ``problem.nodes[i]`` (the graph's node order).
     weights : None, str, mapping or array-like of shape (n,), default=None
         Vertex weights: ``None`` for unit weights, the name of a node attribute, a
         mapping node -> weight, or an array in node order. Weights must be positive.
     penalty : float, default=2.0
         Penalty ``P`` per edge inside the selected set. It must exceed the largest
         weight: then dropping a vertex of a violated edge always lowers the cost, so
-        every QUBO optimum is an independent set.
+        every QUBO optimum is an independent set. ``P * edges + sum(weights)`` must
+        not exceed :data:`MAX_COST`, so that every cost and energy is finite.
 
     Attributes
     ----------
@@ -105,8 +169,10 @@ class MISProblem:
     Raises
     ------
     InvalidParameterError
-        If a weight is not positive and finite, or ``penalty`` does not exceed the
-        largest weight.
+        If ``graph`` is not an undirected simple graph without self-loops
+        (:func:`check_graph`), ``weights`` misses a node or holds a weight that is not
+        positive and finite, or ``penalty`` is not finite, does not exceed the largest
+        weight, or makes the costs exceed :data:`MAX_COST`.
 
     Examples
     --------
@@ -124,26 +190,45 @@ class MISProblem:
         weights: None | str | Mapping[Hashable, float] | Sequence[float] | np.ndarray = None,
         penalty: float = 2.0,
     ):
-        if graph.is_directed() or graph.is_multigraph():
-            raise InvalidParameterError("graph must be an undirected simple networkx.Graph")
-        self.graph = graph
-        self.nodes = list(graph.nodes)
-        self._index = {node: i for i, node in enumerate(self.nodes)}
-        self.weights = self._weights(weights)
-        penalty = float(penalty)
+        self._setup(graph, weights)
+        penalty = check_finite(penalty, "penalty")
         largest = float(self.weights.max()) if self.num_nodes else 0.0
         if not penalty > largest:
             raise InvalidParameterError(
                 f"penalty={penalty:g} must exceed the largest vertex weight {largest:g}, "
                 "otherwise a QUBO optimum may contain an edge"
             )
+        bound = penalty * len(self.edges) + float(self.weights.sum())
+        if not bound <= MAX_COST:
+            raise InvalidParameterError(
+                f"penalty={penalty:g} is too large: penalty * edges + sum(weights) = {bound:g} "
+                f"({len(self.edges)} edges) must be at most {MAX_COST:g}, so that costs stay finite"
+            )
         self.penalty = penalty
-        edges = [tuple(sorted((self._index[u], self._index[v]))) for u, v in graph.edges if u != v]
+
+    def _setup(self, graph: nx.Graph, weights: WeightsLike) -> None:
+        """Check ``graph`` and set every attribute but ``penalty``."""
+        self.graph = check_graph(graph)
+        self.nodes = list(graph.nodes)
+        self._index = {node: i for i, node in enumerate(self.nodes)}
+        self.weights = self._weights(weights)
+        edges = [tuple(sorted((self._index[u], self._index[v]))) for u, v in graph.edges]
         self.edges = np.array(sorted(set(edges)), dtype=np.int64).reshape(-1, 2)
         self._neighbors = [
-            np.array(sorted(self._index[w] for w in graph[node] if w != node), dtype=np.int64)
-            for node in self.nodes
+            np.array(sorted(self._index[w] for w in graph[node]), dtype=np.int64) for node in self.nodes
         ]
+
+    @classmethod
+    def _unpenalized(cls, graph: nx.Graph, weights: WeightsLike = None) -> MISProblem:
+        """A problem with ``graph`` and ``weights`` checked but no penalty (``inf``): for classical solvers.
+
+        Only what does not involve the penalty is meant for it (:meth:`repair`,
+        :meth:`to_nodes`, :meth:`is_maximal`, ``weights``); any weights are accepted.
+        """
+        problem = cls.__new__(cls)
+        problem._setup(graph, weights)
+        problem.penalty = math.inf
+        return problem
 
     def _weights(self, weights: WeightsLike) -> np.ndarray:
         n = len(self.nodes)
@@ -155,11 +240,16 @@ class MISProblem:
                 raise InvalidParameterError(
                     f"node {missing[0]!r} has no attribute {weights!r} for its weight"
                 )
-            values = np.array([self.graph.nodes[v][weights] for v in self.nodes], dtype=float)
+            values = _floats([self.graph.nodes[v][weights] for v in self.nodes], f"weights {weights!r}")
         elif isinstance(weights, Mapping):
-            values = np.array([weights[v] for v in self.nodes], dtype=float)
+            missing = [v for v in self.nodes if v not in weights]
+            if missing:
+                raise InvalidParameterError(
+                    f"weights has no entry for node {missing[0]!r} ({len(missing)} of {n} nodes missing)"
+                )
+            values = _floats([weights[v] for v in self.nodes], "weights")
         else:
-            values = np.asarray(weights, dtype=float)
+            values = _floats(weights, "weights")
             if values.shape != (n,):
                 raise InvalidParameterError(f"weights must have shape ({n},), got {values.shape}")
         bad = ~(np.isfinite(values) & (values > 0))
@@ -283,6 +373,10 @@ class MISProblem:
             raise InvalidParameterError(
                 f"bits must have shape ({self.num_nodes},) or (k, {self.num_nodes}), got {array.shape}"
             )
+        binary = np.isin(array, (0, 1))
+        if not binary.all():
+            bad = array[tuple(np.argwhere(~binary)[0])]
+            raise InvalidParameterError(f"bits must hold only 0 and 1, got {np.asarray(bad).tolist()!r}")
         return array.astype(np.uint8)
 
     def cost(self, bits: npt.ArrayLike) -> float | np.ndarray:
@@ -455,6 +549,11 @@ class MISProblem:
         ndarray of shape (n,), dtype uint8
             Indexed by qubit.
 
+        Raises
+        ------
+        InvalidParameterError
+            If an item of ``nodes`` is not a node of the graph.
+
         Examples
         --------
         >>> import networkx as nx
@@ -463,5 +562,10 @@ class MISProblem:
         ([0, 1, 0], ['a', 'c'])
         """
         x = np.zeros(self.num_nodes, dtype=np.uint8)
-        x[[self._index[v] for v in nodes]] = 1
+        try:
+            x[[self._index[v] for v in nodes]] = 1
+        except KeyError as exc:
+            raise InvalidParameterError(f"nodes must be nodes of the graph, got {exc.args[0]!r}") from None
+        except TypeError:  # not iterable, or an unhashable item
+            raise InvalidParameterError(f"nodes must be an iterable of graph nodes, got {nodes!r}") from None
         return x

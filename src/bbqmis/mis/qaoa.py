@@ -45,12 +45,21 @@ from qiskit.circuit import Parameter, QuantumCircuit
 from backends.base import QuantumBackend
 from backends.errors import InvalidParameterError
 from backends.registry import shared_backend
-from backends.validation import check_choice, check_positive_int
+from backends.validation import check_choice, check_finite, check_finite_array, check_positive_int
 
 from .adjacency import Adjacency, adjacency
 from .problem import MISProblem
 
-__all__ = ["DENSE_MAX_ENTRIES", "ClosedForm", "QAOAAngles", "circuit", "expectation", "optimize", "sample"]
+__all__ = [
+    "DENSE_MAX_ENTRIES",
+    "ClosedForm",
+    "QAOAAngles",
+    "check_angles",
+    "circuit",
+    "expectation",
+    "optimize",
+    "sample",
+]
 
 #: An Ising problem: an object with ``ising() -> (h, J, offset)`` such as :class:`MISProblem`, or the
 #: tuple itself.
@@ -97,6 +106,49 @@ class QAOAAngles:
         {'gamma': 0.4, 'beta': 0.2, 'energy': -1.5, 'evaluations': 810, 'seconds': 0.01}
         """
         return asdict(self)
+
+
+def check_angles(angles: object) -> tuple[float, float]:
+    """Return QAOA angles (a :class:`QAOAAngles` or a pair ``(gamma, beta)``) as two finite floats.
+
+    Parameters
+    ----------
+    angles : QAOAAngles or (float, float)
+        Cost and mixer angles (radians).
+
+    Returns
+    -------
+    gamma, beta : float
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``angles`` is not a pair, or an angle is not a finite number.
+
+    Examples
+    --------
+    >>> check_angles((0.4, 0.2))
+    (0.4, 0.2)
+    >>> check_angles((0.4,))
+    Traceback (most recent call last):
+    ...
+    backends.errors.InvalidParameterError: angles must be QAOAAngles or a pair (gamma, beta), got (0.4,)
+    >>> check_angles((float("nan"), 0.2))
+    Traceback (most recent call last):
+    ...
+    backends.errors.InvalidParameterError: gamma must be a finite number, got nan
+    """
+    if isinstance(angles, QAOAAngles):
+        angles = (angles.gamma, angles.beta)
+    gamma: object
+    beta: object
+    try:
+        gamma, beta = angles  # type: ignore[misc]
+    except (TypeError, ValueError):
+        raise InvalidParameterError(
+            f"angles must be QAOAAngles or a pair (gamma, beta), got {angles!r}"
+        ) from None
+    return check_finite(gamma, "gamma"), check_finite(beta, "beta")
 
 
 def _ising(problem: IsingLike) -> tuple[np.ndarray, sp.csr_array, float]:
@@ -341,6 +393,11 @@ class ClosedForm:
         a, b, c : ndarrays of shape (k,)
             ``E(gamma, beta) = offset + a sin 2beta + b sin(4beta)/2 + c sin^2(2beta)/2``.
 
+        Raises
+        ------
+        InvalidParameterError
+            If a ``gamma`` is not a finite number.
+
         Examples
         --------
         >>> import networkx as nx
@@ -351,7 +408,7 @@ class ClosedForm:
         """
         n, m = self._h.size, self._J.size
         eu, ev = self._edges[:, 0], self._edges[:, 1]
-        g2 = 2 * np.asarray(gamma, dtype=float).reshape(-1, 1)
+        g2 = 2 * check_finite_array(gamma, "gamma").reshape(-1, 1)
         angles = g2 * self._angles
         cosines, sines = np.cos(angles), np.sin(angles)
         cos_h, cos_j, sin_h = cosines[:, :n], cosines[:, n:], sines[:, :n]
@@ -387,6 +444,11 @@ class ClosedForm:
         -------
         float, or ndarray of the broadcast shape.
 
+        Raises
+        ------
+        InvalidParameterError
+            If an angle is not a finite number.
+
         Examples
         --------
         >>> import networkx as nx
@@ -395,7 +457,7 @@ class ClosedForm:
         >>> energy(np.linspace(0, 1, 3)[:, None], np.array([0.1, 0.3])).round(4).tolist()
         [[-0.5, -0.5], [-0.4067, -0.2766], [-0.3362, -0.1079]]
         """
-        gamma, beta = np.asarray(gamma, dtype=float), np.asarray(beta, dtype=float)
+        gamma, beta = check_finite_array(gamma, "gamma"), check_finite_array(beta, "beta")
         flat = gamma.reshape(-1)
         step = max(1, chunk // self._width)
         if flat.size <= step:
@@ -426,6 +488,11 @@ def expectation(problem: IsingLike, gamma: npt.ArrayLike, beta: npt.ArrayLike) -
     -------
     float, or ndarray of the broadcast shape
         ``<gamma, beta| f |gamma, beta>`` including the constant offset.
+
+    Raises
+    ------
+    InvalidParameterError
+        If an angle is not a finite number.
 
     Examples
     --------
@@ -582,6 +649,11 @@ def sample(
     dict[str, int]
         Counts keyed by ``n``-character bitstrings in qiskit order (qubit 0 rightmost).
 
+    Raises
+    ------
+    InvalidParameterError
+        If ``shots`` is not a positive integer or ``angles`` not a pair of finite numbers.
+
     Examples
     --------
     >>> import networkx as nx
@@ -592,11 +664,8 @@ def sample(
     (1000, '1001')
     """
     shots = check_positive_int(shots, "shots")
-    if isinstance(angles, QAOAAngles):
-        angles = (angles.gamma, angles.beta)
-    bound = circuit(problem).assign_parameters(
-        {"gamma": float(angles[0]), "beta": float(angles[1])}, strict=False
-    )
+    gamma, beta = check_angles(angles)
+    bound = circuit(problem).assign_parameters({"gamma": gamma, "beta": beta}, strict=False)
     if backend is None or isinstance(backend, str):
         backend = shared_backend(backend or "aer")
     return backend.run([bound], shots=shots, seed=seed)[0]

@@ -54,7 +54,7 @@ def test_weighted_maximum_matches_brute_force_over_all_subsets(graphs, bitstring
     for graph in graphs(15, seed=32):
         n = graph.number_of_nodes()
         weights = rng.integers(1, 10, n) if kind == "integer" else rng.uniform(0.1, 5.0, n)
-        problem = MISProblem(graph, weights, penalty=np.inf)
+        problem = MISProblem(graph, weights, penalty=100.0)  # the penalty is unused here
         exact = maximum_independent_set(graph, weights)
         assert problem.is_independent(problem.to_bits(exact))
         weight = problem.to_bits(exact) @ problem.weights
@@ -91,7 +91,7 @@ def test_greedy_is_maximal_and_reproducible(graphs):
 
 def test_greedy_is_the_repair_of_the_empty_selection(graphs):
     for graph in graphs(6, seed=34):
-        problem = MISProblem(graph, penalty=np.inf)
+        problem = MISProblem(graph, penalty=100.0)  # the penalty is unused here
         expected = problem.to_nodes(problem.repair(np.zeros(problem.num_nodes), seed=7))
         assert greedy_independent_set(graph, seed=7) == expected
 
@@ -101,7 +101,7 @@ def test_greedy_weight_meets_the_gwmin_guarantee(graphs):
     rng = np.random.default_rng(14)
     for graph in graphs(20, seed=35):
         weights = rng.uniform(0.1, 4.0, graph.number_of_nodes())
-        problem = MISProblem(graph, weights, penalty=np.inf)
+        problem = MISProblem(graph, weights, penalty=100.0)  # the penalty is unused here
         greedy = greedy_independent_set(graph, weights, seed=0)
         degree = np.array([graph.degree(v) for v in problem.nodes])
         assert problem.to_bits(greedy) @ problem.weights >= (problem.weights / (degree + 1)).sum() - 1e-12

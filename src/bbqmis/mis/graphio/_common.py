@@ -17,7 +17,7 @@ from typing import Any, BinaryIO
 
 import networkx as nx
 
-from ..errors import GraphFormatError
+from ..errors import GraphFormatError, InvalidParameterError
 
 __all__ = [
     "INT_RE",
@@ -28,6 +28,7 @@ __all__ = [
     "all_ints",
     "check_file",
     "check_isolated",
+    "check_lines",
     "check_not_empty",
     "check_text",
     "check_vertex_count",
@@ -73,6 +74,21 @@ def show_value(value: object, limit: int = SHOW_CHARS) -> str:
     """``repr(value)``, cut to ``limit`` characters."""
     text = repr(value)
     return text if len(text) <= limit else f"{text[:limit]}..."
+
+
+def check_lines(lines: object) -> None:
+    """Refuse a ``str`` or ``bytes`` as ``lines``: iterating it would give characters, not lines.
+
+    Raises
+    ------
+    InvalidParameterError
+        A ``TypeError`` (and ``ValueError``) naming ``lines``.
+    """
+    if isinstance(lines, str | bytes | bytearray):
+        raise InvalidParameterError(
+            f"lines must be an iterable of lines, got one {type(lines).__name__}; "
+            "pass text.splitlines() or an open file"
+        )
 
 
 def format_error(source: str, lineno: int | None, what: str) -> GraphFormatError:

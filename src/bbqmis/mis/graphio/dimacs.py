@@ -16,6 +16,7 @@ from ._common import (
     INT_RE,
     MAX_INT_DIGITS,
     check_isolated,
+    check_lines,
     check_not_empty,
     check_text,
     check_vertex_count,
@@ -62,6 +63,8 @@ def parse_dimacs(
     GraphFormatError
         If the input breaks one of the rules below. The message has the form
         ``"{source}:{lineno}: ..."`` and names what was expected and what was found.
+    InvalidParameterError
+        If ``lines`` is one ``str`` or ``bytes`` (the whole text) instead of lines.
 
     Notes
     -----
@@ -100,6 +103,7 @@ def parse_dimacs(
         ...
     bbqmis.mis.errors.GraphFormatError: <string>:2: expected a vertex between 1 and n=2, found 3
     """
+    check_lines(lines)
     n: int | None = None
     m = header_line = edge_lines = lineno = 0
     header = ""

@@ -18,6 +18,7 @@ from ._common import (
     MAX_INT_DIGITS,
     MAX_VERTICES,
     all_ints,
+    check_lines,
     check_not_empty,
     check_text,
     check_vertex_count,
@@ -96,6 +97,8 @@ def parse_edgelist(
         than ``MAX_VERTICES`` vertices, or it is empty without ``allow_empty``. The
         message has the form ``"{source}:{lineno}: ..."`` and quotes the offending
         text (cut to 60 characters).
+    InvalidParameterError
+        If ``lines`` is one ``str`` or ``bytes`` (the whole text) instead of lines.
 
     Notes
     -----
@@ -137,6 +140,7 @@ def parse_edgelist(
     <string>:1: expected vertex labels made of letters, digits, '_', '.', '+' or '-' and
     separated by whitespace or a comma, found '1;2' in '1;2'
     """
+    check_lines(lines)
     seen: dict[Hashable, None] = {}
     edges: dict[frozenset, dict[str, Any]] = {}
     for lineno, raw in enumerate(lines, start=1):
