@@ -27,7 +27,7 @@ from numpy.typing import ArrayLike, NDArray
 from backends.validation import check_positive_int
 from bbqmis.mis.problem import MISProblem
 
-from ._validation import check_points, check_round_seed
+from ._validation import check_candidate_ids, check_points, check_round_seed
 from .errors import InvalidParameterError
 from .silhouette import silhouette_score
 
@@ -41,9 +41,17 @@ class Candidates:
     Attributes
     ----------
     labelings : ndarray of shape (n_algorithms, n_samples), dtype int32
-        Labels ``0..k_a-1`` of each base clustering.
+        Labels ``0..k_a-1`` of each base clustering. Any non-negative integer labels are
+        accepted and renumbered ``0..k_a-1`` in increasing order, dropping labels no point
+        carries, so every candidate holds at least one point.
     algorithms : tuple of str
         Name of each row.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``labelings`` is not an integer array of shape ``(len(algorithms), n_samples)``
+        or has a negative label.
 
     Examples
     --------
@@ -53,18 +61,30 @@ class Candidates:
     >>> candidates = Candidates(np.array([[0, 0, 1, 1], [0, 1, 1, 1]]), ("a", "b"))
     >>> candidates.offsets.tolist(), candidates.sizes.tolist()
     ([0, 2, 4], [2, 2, 1, 3])
+
+    Unused labels (k-means may leave a cluster empty) are dropped:
+
+    >>> Candidates(np.array([[0, 0, 7, 7], [5, 1, 1, 1]]), ("a", "b")).labelings.tolist()
+    [[0, 0, 1, 1], [1, 0, 0, 0]]
     """
 
     labelings: NDArray[np.integer[Any]]
     algorithms: tuple[str, ...]
 
     def __post_init__(self) -> None:
-        if self.labelings.ndim != 2 or len(self.labelings) != len(self.algorithms):
+        labelings = np.asarray(self.labelings)
+        if labelings.ndim != 2 or len(labelings) != len(self.algorithms):
             raise InvalidParameterError(
-                f"labelings must have shape ({len(self.algorithms)}, n_samples), got {self.labelings.shape}"
+                f"labelings must have shape ({len(self.algorithms)}, n_samples), got {labelings.shape}"
             )
-        if self.labelings.size and self.labelings.min() < 0:
+        if labelings.dtype.kind not in "iu":
+            raise InvalidParameterError(f"labelings must be integers, got dtype {labelings.dtype}")
+        if labelings.size and labelings.min() < 0:
             raise InvalidParameterError("labelings must be non-negative (noise is a cluster of its own)")
+        dense = np.empty(labelings.shape, dtype=np.int32)
+        for row, labels in enumerate(labelings):
+            dense[row] = np.unique(labels, return_inverse=True)[1].reshape(-1)
+        object.__setattr__(self, "labelings", dense)
 
     @cached_property
     def offsets(self) -> NDArray[np.int64]:
@@ -198,7 +218,8 @@ def assign_labels(
     Raises
     ------
     InvalidParameterError
-        If ``chosen`` is empty or two chosen clusters share a point.
+        If ``chosen`` is empty or names no candidate id (an id outside ``0..n-1``, a
+        float or a bool), or two chosen clusters share a point.
 
     Examples
     --------
@@ -213,9 +234,7 @@ def assign_labels(
     [0, 0, 1, 1]
     """
     points = check_points(X, name="X", min_samples=1)
-    ids = np.array(sorted(set(map(int, chosen))), dtype=np.int64)
-    if ids.size == 0:
-        raise InvalidParameterError("chosen must name at least one candidate cluster")
+    ids = check_candidate_ids(chosen, int(candidates.offsets[-1]))
     position = np.full(int(candidates.offsets[-1]), -1, dtype=np.int64)
     position[ids] = np.arange(ids.size)
     hits = position[candidates.global_labels]

@@ -13,8 +13,8 @@ import argparse
 import importlib.metadata
 import json
 import logging
-import os
 import sys
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -22,11 +22,15 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import numpy as np
 from numpy.typing import NDArray
 
+from backends.files import check_distinct, check_writable
 from backends.progress import ProgressLine
 
 from . import steps
+from ._validation import check_candidate_ids, check_round_seed
+from .aggregate import Candidates
+from .clusterers import ALGORITHMS, MAX_CLUSTERS
 from .data import REFERENCE_SAMPLES, make_reference_points, read_points
-from .errors import ClustAggError, InvalidParameterError
+from .errors import ClustAggError, DataFormatError, InvalidParameterError, StepInputError
 from .reference import check_reference_run
 from .runner import MODES, run
 from .solvers import SOLVERS, get_solver
@@ -37,6 +41,10 @@ if TYPE_CHECKING:
     from .result import AggregationResult
 
 __all__ = ["main"]
+
+#: Most points ``--n-samples`` may ask for (160 MB of 2-D points; the loop is far slower
+#: than that on one node).
+MAX_SAMPLES = 10_000_000
 
 #: Examples shown by ``--help``, per subcommand (the top level shows them all).
 EXAMPLES = {
@@ -241,27 +249,73 @@ def _build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _points(args: argparse.Namespace) -> NDArray[np.float64]:
-    return read_points(args.points) if args.points is not None else make_reference_points(args.n_samples)
+def _read_points(path: Path) -> NDArray[np.float64]:
+    """:func:`read_points`, refusing binary files other than ``.npy`` as an unsupported format."""
+    if path.suffix != ".npy":
+        try:
+            with path.open("rb") as handle:
+                binary = b"\0" in handle.read(8192)
+        except OSError:
+            binary = False  # read_points reports why it cannot be read
+        if binary:
+            raise DataFormatError(
+                f"{path}: unsupported format (binary data); points must be CSV text "
+                "(x,y,... per line, optional header) or a .npy array"
+            )
+    return read_points(path)
+
+
+def _check_n_samples(n_samples: int, minimum: int = 1) -> None:
+    """Refuse ``--n-samples`` outside ``minimum..MAX_SAMPLES`` before generating anything."""
+    if not minimum <= n_samples <= MAX_SAMPLES:
+        raise InvalidParameterError(f"--n-samples must be in {minimum}..{MAX_SAMPLES}, got {n_samples}")
+
+
+def _clustered_points(path: Path | None, n_samples: int) -> NDArray[np.float64]:
+    """The points of ``--points`` or ``--n-samples``, enough for every round's clusterings."""
+    if path is None:
+        _check_n_samples(n_samples, MAX_CLUSTERS)
+        return make_reference_points(n_samples)
+    points = _read_points(path)
+    if len(points) < MAX_CLUSTERS:
+        raise InvalidParameterError(
+            f"--points {path}: {len(points)} points; rounds ask for up to {MAX_CLUSTERS} clusters, "
+            f"so at least {MAX_CLUSTERS} points are needed"
+        )
+    return points
+
+
+def _check_workdir(path: Path | None, mode: str) -> None:
+    """Create ``--workdir`` (malleable and workflow modes) or refuse it, before any long work."""
+    if path is None or mode == "baseline":
+        return
+    if path.exists() and not path.is_dir():
+        raise InvalidParameterError(f"--workdir {path}: not a directory")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        reason = error.strerror or error
+        raise InvalidParameterError(f"--workdir {path}: cannot create it ({reason})") from None
+    try:  # os.access says yes to root and on file systems such as /proc
+        with tempfile.TemporaryFile(dir=path, prefix=".write-check."):
+            pass
+    except OSError as error:
+        raise InvalidParameterError(
+            f"--workdir {path}: cannot write in it ({error.strerror or error})"
+        ) from None
 
 
 def _check_output(path: Path | None, option: str) -> None:
     """Refuse an output that cannot be written, before any long work."""
-    if path is None:
-        return
-    parent = path.parent
-    if path.is_dir():
-        raise InvalidParameterError(f"{option} {path}: is a directory")
-    if not parent.is_dir():
-        raise InvalidParameterError(f"{option} {path}: directory {parent} does not exist")
-    if not os.access(parent, os.W_OK):
-        raise InvalidParameterError(f"{option} {path}: directory {parent} is not writable")
+    if path is not None:
+        check_writable(path, option)
 
 
 def _check_loop_arguments(args: argparse.Namespace) -> None:
     """Checks of ``run``/``workflow`` arguments that argparse cannot make."""
     _check_output(args.json, "--json")
     _check_output(args.plot, "--plot")
+    check_distinct({"--json": args.json, "--plot": args.plot})
     if args.plot is not None:
         from .plotting import PLOT_FORMATS
 
@@ -294,7 +348,8 @@ def _read_inputs(
         try:
             _check_loop_arguments(args)
             options = _solver_options(args)
-            points = _points(args)
+            _check_workdir(args.workdir, getattr(args, "mode", "workflow"))
+            points = _clustered_points(args.points, args.n_samples)
         except ValueError as exc:
             error = str(exc)
     if comm is not None:
@@ -364,12 +419,49 @@ def _run(args: argparse.Namespace) -> None:
         _report(args, mode, result, points)
 
 
+def _load_candidates(path: Path, seed: int, n_samples: int | None = None) -> Candidates:
+    """The candidates of a ``clusters.npz`` of the cluster step, checked against its meta.
+
+    Raises
+    ------
+    StepInputError
+        If the file is unreadable or of another seed or size (``load_clusters``), holds
+        other algorithms than the cluster step's, or labels another number of points.
+    """
+    candidates, meta = steps.load_clusters(path, seed=seed, n_samples=n_samples)
+    if candidates.algorithms != ALGORITHMS:
+        raise StepInputError(
+            f"{path}: clusterings of {', '.join(candidates.algorithms) or 'no algorithm'}; "
+            f"expected {', '.join(ALGORITHMS)}"
+        )
+    found = candidates.labelings.shape[1]
+    if found != meta["n_samples"]:
+        raise StepInputError(f"{path}: labelings of {found} points; expected {meta['n_samples']}")
+    return candidates
+
+
+def _check_selection(path: Path, seed: int, candidates: Candidates, clusters: Path) -> None:
+    """Refuse a ``selection.json`` whose ``chosen`` are not candidate ids of ``clusters``."""
+    selection = steps.load_json(path, seed=seed)
+    n_candidates = int(candidates.offsets[-1])
+    if selection.get("n_candidates", n_candidates) != n_candidates:
+        raise StepInputError(
+            f"{path}: a selection among {selection['n_candidates']!r} candidates; "
+            f"{clusters} has {n_candidates}"
+        )
+    check_candidate_ids(selection.get("chosen"), n_candidates, name=f"{path}: chosen")
+
+
 def _score(args: argparse.Namespace) -> None:
     """The ``score`` step; prints the round's and the best silhouette as JSON."""
     if (args.previous is None) != (args.previous_labels is None):
         raise InvalidParameterError("--previous and --previous-labels go together")
+    points = _read_points(args.points)
+    seed = check_round_seed(args.seed)
+    candidates = _load_candidates(args.clusters, seed, len(points))
+    _check_selection(args.selection, seed, candidates, args.clusters)
     state = steps.score_file(
-        read_points(args.points),
+        points,
         args.clusters,
         args.selection,
         args.seed,
@@ -389,13 +481,15 @@ def _step(args: argparse.Namespace) -> None:
         from .data import write_points
 
         _check_output(args.out, "--out")  # the workflow steps below create their run folders
+        _check_n_samples(args.n_samples)
         write_points(make_reference_points(args.n_samples), args.out)
     elif args.command == "cluster":
         from .mpi import world
 
-        steps.cluster_file(read_points(args.points), args.seed, args.out, world())
+        steps.cluster_file(_clustered_points(args.points, 0), args.seed, args.out, world())
     elif args.command == "aggregate":
         solver = get_solver(args.solver, **_solver_options(args))
+        _load_candidates(args.clusters, check_round_seed(args.seed))
         steps.aggregate_file(args.clusters, args.seed, args.out, solver, quantum_delay=args.quantum_delay)
     else:
         _score(args)

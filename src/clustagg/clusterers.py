@@ -59,6 +59,7 @@ from .errors import InvalidParameterError
 
 __all__ = [
     "ALGORITHMS",
+    "MAX_CLUSTERS",
     "GridDBSCAN",
     "SingleLinkage",
     "delaunay_graph",
@@ -69,6 +70,10 @@ __all__ = [
 
 #: The base clusterings, in rank order (rank ``r`` of a 3-process run computes ``ALGORITHMS[r]``).
 ALGORITHMS = ("kmeans", "dbscan", "hclust")
+
+#: The most clusters k-means or single linkage is asked for in a round: a run needs at
+#: least this many points.
+MAX_CLUSTERS = 10
 
 
 class GridDBSCAN(ClusterMixin, BaseEstimator):
@@ -148,8 +153,29 @@ class GridDBSCAN(ClusterMixin, BaseEstimator):
         return self
 
 
+def _gap_groups(X: NDArray[np.float64], eps: float) -> NDArray[np.int64]:
+    """Group of each point, such that points of different groups are more than ``eps`` apart.
+
+    Along each axis in turn, every group is cut where its sorted coordinates jump by more
+    than ``eps``. Afterwards a group of ``m`` points spans at most ``(m - 1) * eps`` along
+    every axis, whatever the range of ``X``.
+    """
+    group = np.zeros(len(X), dtype=np.int64)
+    for axis in range(X.shape[1]):
+        order = np.lexsort((X[:, axis], group))
+        cut = (np.diff(group[order]) != 0) | (np.diff(X[order, axis]) > eps)
+        group = np.empty_like(group)
+        group[order] = np.r_[0, np.cumsum(cut)]
+    return group
+
+
 def _grid_cells(X: NDArray[np.float64], eps: float) -> tuple[NDArray[np.int64], NDArray[np.intp]]:
     """Cells of side ``eps / sqrt(d)`` (two points in one cell are within ``eps``).
+
+    Cells are counted from the corner of each group of :func:`_gap_groups`, so their
+    coordinates stay below ``n_samples * sqrt(d)`` however far apart the groups lie (a
+    grid over the whole range would overflow int64 from a range of about ``1e18 * eps``).
+    Groups are laid side by side along axis 0, more than ``2 sqrt(d) + 1`` cells apart.
 
     Returns
     -------
@@ -158,10 +184,18 @@ def _grid_cells(X: NDArray[np.float64], eps: float) -> tuple[NDArray[np.int64], 
     cell_of : ndarray of shape (n_samples,)
         Cell of each point.
     """
-    side = eps / np.sqrt(X.shape[1])
-    cells, cell_of = np.unique(
-        np.floor((X - X.min(axis=0)) / side).astype(np.int64), axis=0, return_inverse=True
-    )
+    d = X.shape[1]
+    side = eps / np.sqrt(d)
+    group = _gap_groups(X, eps)
+    corner = np.full((int(group.max(initial=-1)) + 1, d), np.inf)
+    np.minimum.at(corner, group, X)
+    local = np.floor((X - corner[group]) / side).astype(np.int64)
+    width = np.zeros(len(corner), dtype=np.int64)
+    np.maximum.at(width, group, local[:, 0] + 1)
+    spacing = int(np.ceil(2 * np.sqrt(d))) + 2
+    start = np.r_[0, np.cumsum(width + spacing)[:-1]]
+    local[:, 0] += start[group]
+    cells, cell_of = np.unique(local, axis=0, return_inverse=True)
     return cells, cell_of.ravel()
 
 
@@ -227,6 +261,12 @@ def _connect_core_points(core: NDArray[np.float64], eps: float) -> NDArray[np.in
     return roots[cell_of]
 
 
+#: Largest ratio of the points' extent to their smallest distance that :func:`delaunay_graph`
+#: triangulates. Qhull lifts points to a paraboloid, squaring that ratio: from about 1e8 it
+#: merges distinct points, and at extreme ratios it has crashed the interpreter.
+_MAX_SPREAD = 1e10
+
+
 def delaunay_graph(X: NDArray[np.float64]) -> sp.csr_array | None:
     """Delaunay edges of ``X``, a sparse graph containing its Euclidean minimum spanning tree.
 
@@ -240,8 +280,11 @@ def delaunay_graph(X: NDArray[np.float64]) -> sp.csr_array | None:
     Returns
     -------
     scipy.sparse.csr_array of shape (n_samples, n_samples), or None
-        Symmetric 0/1 adjacency; None when ``n_features`` is not 2 or 3 or the points are
-        degenerate (for example collinear), where the triangulation does not help.
+        Symmetric 0/1 adjacency; None when ``n_features`` is not 2 or 3, the points are
+        degenerate (for example collinear), or Qhull cannot resolve them: they span more
+        than :data:`_MAX_SPREAD` times their smallest distance (Qhull then drops distinct
+        points as duplicates, and may crash), or it dropped a point that is not a duplicate.
+        In all these cases the triangulation does not help.
 
     Examples
     --------
@@ -255,10 +298,18 @@ def delaunay_graph(X: NDArray[np.float64]) -> sp.csr_array | None:
     """
     if X.shape[1] not in (2, 3) or len(X) <= X.shape[1] + 1:
         return None
+    distinct = np.unique(X, axis=0)
+    if len(distinct) < 2:
+        return None
+    smallest = cKDTree(distinct).query(distinct, k=2)[0][:, 1].min()
+    if np.ptp(distinct, axis=0).max() > _MAX_SPREAD * smallest:
+        return None
     try:
         triangulation = Delaunay(X)
     except QhullError:
         return None
+    if (X[triangulation.coplanar[:, 0]] != X[triangulation.coplanar[:, 2]]).any():
+        return None  # Qhull merged distinct points: its triangulation lost them
     simplices = triangulation.simplices
     pairs = [(i, j) for i in range(simplices.shape[1]) for j in range(i + 1, simplices.shape[1])]
     rows = np.concatenate([simplices[:, i] for i, _ in pairs] + [triangulation.coplanar[:, 0]])
@@ -359,9 +410,12 @@ def draw_parameters(seed: int) -> dict[str, dict[str, Any]]:
     """
     rng = np.random.default_rng(check_round_seed(seed))
     return {
-        "kmeans": {"n_clusters": int(rng.integers(4, 11)), "random_state": int(rng.integers(2**31))},
+        "kmeans": {
+            "n_clusters": int(rng.integers(4, MAX_CLUSTERS + 1)),
+            "random_state": int(rng.integers(2**31)),
+        },
         "dbscan": {"eps": float(rng.uniform(1.2, 4.5)), "min_samples": 10},
-        "hclust": {"n_clusters": int(rng.integers(4, 11))},
+        "hclust": {"n_clusters": int(rng.integers(4, MAX_CLUSTERS + 1))},
     }
 
 

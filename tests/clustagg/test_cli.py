@@ -210,7 +210,7 @@ def test_plot_draws_the_chosen_clustering(capsys, tmp_path):
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["--json", "no/such/dir/r.json"], "--json no/such/dir/r.json: directory no/such/dir does not exist"),
+        (["--json", "no/such/dir/r.json"], "--json no/such/dir/r.json: folder no/such/dir does not exist"),
         (["--plot", "c.bmpx"], "--plot c.bmpx: format must be one of"),
         (["--reference", "--points", "p.csv"], "--reference replays the run on the 80000 reference points"),
         (["--reference", "--mode", "workflow", "--n-samples", "80000"], "reference=True replays"),
@@ -227,7 +227,7 @@ def test_outputs_and_reference_are_checked_before_any_work(capsys, monkeypatch, 
     [
         (
             ["generate", "--out", "no/such/dir/p.npy"],
-            "--out no/such/dir/p.npy: directory no/such/dir does not exist",
+            "--out no/such/dir/p.npy: folder no/such/dir does not exist",
         ),
         (["generate", "--out", "."], "--out .: is a directory"),
     ],
