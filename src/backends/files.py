@@ -28,7 +28,7 @@ from typing import IO, TextIO
 
 from backends.errors import InvalidParameterError
 
-__all__ = ["atomic_write", "atomic_write_text", "check_distinct", "check_writable"]
+__all__ = ["atomic_write", "atomic_write_text", "check_distinct", "check_folder_writable", "check_writable"]
 
 PathLike = str | os.PathLike[str]
 
@@ -182,13 +182,43 @@ def check_writable(path: PathLike, option: str) -> None:
     if not folder.is_dir():
         reason = "is not a directory" if folder.exists() else "does not exist"
         raise InvalidParameterError(f"{option} {path}: folder {folder} {reason}")
+    check_folder_writable(folder, option, path)
+
+
+def check_folder_writable(folder: PathLike, option: str, path: PathLike | None = None) -> None:
+    """Refuse an existing ``folder`` in which no file can be made, by making (and removing) one.
+
+    Parameters
+    ----------
+    folder : str or path-like
+        An existing folder.
+    option : str
+        What the user called the output (``"--workdir"``), named in the message.
+    path : str or path-like, optional
+        The output as the user gave it, named in the message; default ``folder``.
+
+    Raises
+    ------
+    InvalidParameterError
+        ``"{option} {path}: cannot write in {folder}: {reason}"``, also for root and on
+        file systems such as ``/proc``, where ``os.access`` says yes.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     check_folder_writable(folder, "--workdir")
+    ...     os.listdir(folder)
+    []
+    """
     try:
-        handle, temporary = _make_temporary(folder, target.name, _NEW_FILE_MODE)
+        handle, temporary = _make_temporary(Path(folder), ".write-check", _NEW_FILE_MODE)
         os.close(handle)
         temporary.unlink()
     except OSError as error:
         reason = error.strerror or str(error)
-        raise InvalidParameterError(f"{option} {path}: cannot write in {folder}: {reason}") from None
+        shown = folder if path is None else path
+        raise InvalidParameterError(f"{option} {shown}: cannot write in {folder}: {reason}") from None
 
 
 def check_distinct(outputs: Mapping[str, PathLike | None]) -> None:

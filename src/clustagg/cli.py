@@ -14,7 +14,6 @@ import importlib.metadata
 import json
 import logging
 import sys
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -22,7 +21,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import numpy as np
 from numpy.typing import NDArray
 
-from backends.files import check_distinct, check_writable
+from backends.files import check_distinct, check_folder_writable, check_writable
 from backends.progress import ProgressLine
 
 from . import steps
@@ -296,13 +295,7 @@ def _check_workdir(path: Path | None, mode: str) -> None:
     except OSError as error:
         reason = error.strerror or error
         raise InvalidParameterError(f"--workdir {path}: cannot create it ({reason})") from None
-    try:  # os.access says yes to root and on file systems such as /proc
-        with tempfile.TemporaryFile(dir=path, prefix=".write-check."):
-            pass
-    except OSError as error:
-        raise InvalidParameterError(
-            f"--workdir {path}: cannot write in it ({error.strerror or error})"
-        ) from None
+    check_folder_writable(path, "--workdir")
 
 
 def _check_output(path: Path | None, option: str) -> None:

@@ -15,7 +15,6 @@ import os
 import socket
 import sqlite3
 import sys
-import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import NoReturn, TypeVar
@@ -398,16 +397,14 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def _check_figures_folder(path: str) -> None:
-    """Refuse a ``--figures`` folder that cannot be made or written into (as :func:`check_writable`)."""
+    """Refuse a ``--figures`` folder that cannot be made or written into."""
+    from backends.files import check_folder_writable
+
     target = Path(path)
     if target.exists() and not target.is_dir():
         raise ValueError(f"--figures {path}: not a directory")
     folder = next(p for p in (target, *target.parents) if p.exists())  # made from there on
-    try:
-        with tempfile.TemporaryFile(dir=folder, prefix=".write-check."):
-            pass
-    except OSError as exc:
-        raise ValueError(f"--figures {path}: cannot write in {folder}: {exc.strerror or exc}") from exc
+    check_folder_writable(folder, "--figures", path)
 
 
 def _probe(args: argparse.Namespace) -> int:
