@@ -5,6 +5,12 @@ networkx's reader can fail on odd input in many ways (``IndexError``,
 a :class:`~bbqmis.errors.GraphFormatError`. Document type declarations are refused
 before parsing: GraphML never needs one, and entity definitions can expand a small
 file into a huge one.
+
+networkx also reads some malformed documents without a word: it keeps only the first
+of several ``<graph>`` elements, flattens or drops nested graphs, and adds a node for
+an edge end that has no ``<node>`` (or for a missing ``id``, ``source`` or ``target``,
+as the node ``'None'``). One pass of expat over the document, before networkx sees it,
+refuses all of these with the line of the offending element.
 """
 
 from __future__ import annotations
@@ -12,6 +18,8 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import Any
+from xml.parsers import expat
 
 import networkx as nx
 
@@ -31,9 +39,15 @@ __all__ = ["parse_graphml", "read_graphml_file"]
 #: count, checked before parsing.
 _NODE_TAG = re.compile(rb"<(?:[\w.-]+:)?node[\s/>]")
 
+#: The GraphML namespace; elements in it, or in no namespace (networkx reads a bare
+#: ``<graphml>`` as GraphML), are the ones networkx reads.
+_GRAPHML_NS = "http://graphml.graphdrawing.org/xmlns"
+
+_DECLARATION = "expected GraphML without a <!DOCTYPE> or <!ENTITY> declaration"
+
 
 def parse_graphml(data: bytes | str, *, source: str = "<string>", allow_empty: bool = False) -> nx.Graph:
-    """Parse a GraphML document.
+    r"""Parse a GraphML document.
 
     Parameters
     ----------
@@ -55,13 +69,19 @@ def parse_graphml(data: bytes | str, *, source: str = "<string>", allow_empty: b
     ------
     GraphFormatError
         If the document is not well-formed XML (the message names the line), has a
-        ``<!DOCTYPE`` or ``<!ENTITY`` declaration, is not a GraphML graph, has a
-        self-loop, more than ``MAX_VERTICES`` nodes, or none without ``allow_empty``.
+        ``<!DOCTYPE`` or ``<!ENTITY`` declaration, is not a GraphML graph, has more
+        than one ``<graph>`` element, a ``<graph>`` nested in a ``<node>`` (or any
+        other element), a ``<node>`` without an ``id`` or with the id of an earlier
+        one, an ``<edge>`` whose ``source`` or ``target`` is missing or names no
+        ``<node>`` of the graph (these name the line too), a self-loop, more than
+        ``MAX_VERTICES`` nodes, or none without ``allow_empty``.
 
     Notes
     -----
-    The document is read by :func:`networkx.parse_graphml`, so its rules apply: an
-    edge whose endpoint has no ``<node>`` element adds that node.
+    The document is read by :func:`networkx.parse_graphml` after a check of its
+    structure: networkx alone would read only the first of several graphs, flatten or
+    drop nested graphs, and add a node for an edge end that has no ``<node>``
+    element; all of these are errors here. Nodes and edges may come in any order.
 
     Examples
     --------
@@ -70,10 +90,17 @@ def parse_graphml(data: bytes | str, *, source: str = "<string>", allow_empty: b
     ...                   '<edge source="0" target="1"/></graph></graphml>')
     >>> [g.nodes[i]["label"] for i in g], sorted(g.edges)
     ([0, 1], [(0, 1)])
+    >>> parse_graphml('<graphml xmlns="http://graphml.graphdrawing.org/xmlns">\n'
+    ...               '<graph edgedefault="undirected"><node id="3"/>\n'
+    ...               '<edge source="3" target="7"/></graph></graphml>', source="g.graphml")
+    ... # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+        ...
+    bbqmis.mis.errors.GraphFormatError: g.graphml:3: expected the target of edge '3' -> '7' to be ...
     """
     raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
     if b"<!DOCTYPE" in raw or b"<!ENTITY" in raw:
-        raise format_error(source, None, "expected GraphML without a <!DOCTYPE> or <!ENTITY> declaration")
+        raise format_error(source, None, _DECLARATION)
     tags = len(_NODE_TAG.findall(raw))
     if tags > MAX_VERTICES:
         check_vertex_count(tags, source, None, "<node> tags")
@@ -82,6 +109,7 @@ def parse_graphml(data: bytes | str, *, source: str = "<string>", allow_empty: b
             data = data.decode("utf-8")
         except UnicodeDecodeError:
             pass
+    _check_structure(data, source)
     try:
         graph = nx.parse_graphml(data)
     except ET.ParseError as exc:
@@ -102,6 +130,113 @@ def parse_graphml(data: bytes | str, *, source: str = "<string>", allow_empty: b
     check_vertex_count(graph.number_of_nodes(), source, None, "nodes")
     check_not_empty(graph.number_of_nodes(), source, None, "a graph with no node", allow_empty=allow_empty)
     return from_networkx(graph, source, int_ids=True)
+
+
+def _where(local: str, attrs: dict[str, Any]) -> str:
+    """An element named for a message: ``node 'a'``, ``edge 'a' -> 'b'`` or ``<data>``."""
+    if local == "node":
+        return f"node {show_value(attrs.get('id'))}"
+    if local == "edge":
+        return f"edge {show_value(attrs.get('source'))} -> {show_value(attrs.get('target'))}"
+    return f"<{local}>"
+
+
+def _check_structure(data: bytes | str, source: str) -> None:
+    """Refuse what networkx would read silently wrong; one expat pass, linear in ``data``.
+
+    Refuses a document type declaration (a UTF-16 file hides one from the byte test in
+    :func:`parse_graphml`), a second ``<graph>``, a nested ``<graph>``, a ``<node>``
+    without an ``id`` or with a repeated one, and an ``<edge>`` whose ``source`` or
+    ``target`` is missing or has no ``<node>``. Only elements in the GraphML namespace
+    or in none count, and only under a ``<graphml>`` root: anything else is left to
+    networkx, which reports it. An XML error gets the message and line networkx's parser
+    would give it (both run expat).
+    """
+    parser = expat.ParserCreate(namespace_separator=" ")
+    # (local name, or None outside GraphML, and attributes) of every open element.
+    stack: list[tuple[str | None, dict[str, Any]]] = []
+    graphs = 0
+    nodes: set[str] = set()
+    # Edges with an end not yet declared: nodes may follow the edges that use them.
+    pending: list[tuple[int, str, str]] = []
+
+    def declaration(*args: object) -> None:
+        raise format_error(source, parser.CurrentLineNumber, _DECLARATION)
+
+    def on_start(name: str, attrs: dict[str, Any]) -> None:
+        nonlocal graphs
+        namespace, _, local = name.rpartition(" ")
+        ours = namespace in ("", _GRAPHML_NS) and (
+            local == "graphml" if not stack else stack[0][0] == "graphml"
+        )
+        stack.append((local if ours else None, attrs))
+        if not ours or len(stack) == 1:
+            return
+        line = parser.CurrentLineNumber
+        parent = stack[-2][0]
+        if local == "graph":
+            if parent != "graphml":
+                where = _where(parent, stack[-2][1]) if parent is not None else "a non-GraphML element"
+                raise format_error(
+                    source,
+                    line,
+                    f"expected a single flat <graph> (nested graphs are not read), found a <graph> "
+                    f"nested inside {where}",
+                )
+            graphs += 1
+            if graphs > 1:
+                found = f"<graph id={show_value(attrs['id'])}>" if "id" in attrs else "<graph>"
+                raise format_error(
+                    source,
+                    line,
+                    f"expected one <graph> element (only one graph per file is read), found a second {found}",
+                )
+        elif parent != "graph":  # nodes and edges of the one graph; nested graphs stop above
+            return
+        elif local == "node":
+            if "id" not in attrs:
+                raise format_error(
+                    source, line, "expected every <node> to have an id, found a <node> without one"
+                )
+            if attrs["id"] in nodes:
+                raise format_error(
+                    source,
+                    line,
+                    f"expected every <node> id to be unique, found node {show_value(attrs['id'])} again",
+                )
+            nodes.add(attrs["id"])
+        elif local == "edge":
+            tail, head = attrs.get("source"), attrs.get("target")
+            if tail is None or head is None:
+                raise format_error(
+                    source,
+                    line,
+                    f"expected every <edge> to have a source and a target, found {_where(local, attrs)} "
+                    f"without a {'source' if tail is None else 'target'}",
+                )
+            if tail not in nodes or head not in nodes:
+                pending.append((line, tail, head))
+
+    def on_end(name: str) -> None:
+        stack.pop()
+
+    parser.StartDoctypeDeclHandler = declaration
+    parser.EntityDeclHandler = declaration
+    parser.StartElementHandler = on_start
+    parser.EndElementHandler = on_end
+    try:
+        parser.Parse(data, True)
+    except expat.ExpatError as exc:
+        raise format_error(source, exc.lineno, f"expected well-formed GraphML XML, found {exc}") from None
+    for line, tail, head in pending:
+        for which, label in (("source", tail), ("target", head)):
+            if label not in nodes:
+                raise format_error(
+                    source,
+                    line,
+                    f"expected the {which} of edge {show_value(tail)} -> {show_value(head)} to be "
+                    f"the id of a <node>, found {show_value(label)}, which has no <node> element",
+                )
 
 
 def read_graphml_file(path: Path, source: str, *, allow_empty: bool = False) -> nx.Graph:

@@ -89,15 +89,18 @@ def parse_nodelink(text: str, *, source: str = "<string>", allow_empty: bool = F
     GraphFormatError
         If the text is not JSON (the message names the line), nests too deeply, is not
         an object with a ``"nodes"`` list and an ``"edges"`` (or ``"links"``) list, a
-        node has no valid ``"id"``, an edge has no ``"source"`` or ``"target"`` among
-        the node ids, a ``"weight"`` is not a number, an edge is a self-loop, there are
-        more than ``MAX_VERTICES`` nodes, or none without ``allow_empty``.
+        node has no valid ``"id"``, two nodes have the same id, an edge has no
+        ``"source"`` or ``"target"`` among the node ids, a ``"weight"`` is not a number,
+        an edge is a self-loop, there are more than ``MAX_VERTICES`` nodes, or none
+        without ``allow_empty``.
 
     Notes
     -----
     An id is a string, a number or a list of them (nested at most 8 deep); ``true``,
-    ``false``, ``null``, objects and non-finite numbers are refused. Duplicate nodes
-    and edges are merged; the last weight wins.
+    ``false``, ``null``, objects and non-finite numbers are refused. Ids are compared
+    as Python values, so ``1`` and ``1.0`` are the same id. Duplicate edges are merged
+    (the last weight wins); a duplicate node is an error, since its attributes would
+    be merged or lost without a word.
 
     Examples
     --------
@@ -109,6 +112,11 @@ def parse_nodelink(text: str, *, source: str = "<string>", allow_empty: bool = F
     Traceback (most recent call last):
         ...
     bbqmis.mis.errors.GraphFormatError: g.json: expected 'nodes' to be a list, found number 5
+    >>> parse_nodelink('{"nodes": [{"id": "a"}, {"id": "a"}], "edges": []}', source="g.json")
+    ... # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+        ...
+    bbqmis.mis.errors.GraphFormatError: g.json: expected unique node ids, found 'a' at 'nodes'[0] and ...
     """
     try:
         data = json.loads(text)
@@ -135,13 +143,20 @@ def parse_nodelink(text: str, *, source: str = "<string>", allow_empty: bool = F
     if len(nodes) > MAX_VERTICES:
         check_vertex_count(len(nodes), source, None, "entries in 'nodes'")
     check_not_empty(len(nodes), source, None, "'nodes': []", allow_empty=allow_empty)
-    labels: dict[Hashable, None] = {}
+    labels: dict[Hashable, int] = {}  # id -> its index in "nodes"
     for i, node in enumerate(nodes):
         if not isinstance(node, dict) or "id" not in node:
             raise format_error(
                 source, None, f"expected 'nodes'[{i}] to be an object with an 'id', found {_describe(node)}"
             )
-        labels.setdefault(_id(node["id"], f"'nodes'[{i}]['id']", source), None)
+        label = _id(node["id"], f"'nodes'[{i}]['id']", source)
+        first = labels.setdefault(label, i)
+        if first != i:
+            raise format_error(
+                source,
+                None,
+                f"expected unique node ids, found {show_value(label)} at 'nodes'[{first}] and 'nodes'[{i}]",
+            )
     edges: dict[frozenset, dict[str, Any]] = {}
     for i, link in enumerate(links):
         where = f"{key!r}[{i}]"

@@ -99,12 +99,68 @@ def test_json_tuple_ids_from_networkx(tmp_path, write, labelled_edges):
     assert labelled_edges(graph) == {frozenset(e) for e in nx.grid_2d_graph(2, 2).edges}
 
 
-def test_json_duplicate_nodes_and_edges_merged(labels):
+def test_json_duplicate_edges_merged(labels):
     graph = parse_nodelink(
-        '{"nodes": [{"id": 2}, {"id": 1}, {"id": 2}], "edges": [{"source": 1, "target": 2, "weight": 1},'
+        '{"nodes": [{"id": 2}, {"id": 1}], "edges": [{"source": 1, "target": 2, "weight": 1},'
         ' {"source": 2, "target": 1, "weight": 3.5}]}'
     )
     assert labels(graph) == [1, 2] and graph.edges[0, 1] == {"weight": 3.5}
+
+
+@pytest.mark.parametrize(
+    ("ids", "found"),
+    [
+        ("2, 1, 2", "2 at 'nodes'[0] and 'nodes'[2]"),
+        ('"a", "b", "c", "b"', "'b' at 'nodes'[1] and 'nodes'[3]"),
+        ("1, 1.0", "1.0 at 'nodes'[0] and 'nodes'[1]"),  # equal ids: networkx would merge them too
+        ("[0, 1], [1, 0], [0, 1]", "(0, 1) at 'nodes'[0] and 'nodes'[2]"),
+    ],
+    ids=["int", "str", "int-and-float", "list"],
+)
+def test_json_duplicate_node_refused(tmp_path, write, assert_error, ids, found):
+    # Previously the second node was merged into the first without a word.
+    nodes = [{"id": x} for x in json.loads(f"[{ids}]")]
+    path = write(tmp_path, "dup.json", json.dumps({"nodes": nodes, "edges": []}))
+    assert_error(path, f": expected unique node ids, found {found}")
+
+
+@pytest.mark.parametrize("key", ["links", "edges"])
+def test_json_edge_end_not_a_node_refused(tmp_path, write, assert_error, key):
+    data = {
+        "nodes": [{"id": "a"}, {"id": "b"}],
+        key: [{"source": "a", "target": "b"}, {"source": "z", "target": "a"}],
+    }
+    path = write(tmp_path, "ends.json", json.dumps(data))
+    assert_error(path, f": expected {key!r}[1]['source'] to be the id of a node, found 'z'")
+
+
+def _weighted(graph_type, edges):
+    graph = graph_type()
+    graph.add_weighted_edges_from(edges)
+    return graph
+
+
+@pytest.mark.parametrize("key", ["links", "edges"])
+@pytest.mark.parametrize(
+    "source",
+    [
+        _weighted(nx.Graph, [(3, 1, 0.5), (1, 2, 2), (2, 3, -1.25)]),
+        _weighted(nx.DiGraph, [("x", "y", 1.0), ("y", "z", 4.5), ("z", "x", 3.0)]),
+        nx.DiGraph([(10, 2), (2, 10), (2, 7)]),
+        nx.relabel_nodes(nx.cycle_graph(5), {i: f"v{i}" for i in range(5)}),
+    ],
+    ids=["int-weighted", "str-directed-weighted", "int-directed", "str-cycle"],
+)
+def test_json_written_by_networkx_still_reads_to_the_same_graph(tmp_path, write, key, source):
+    path = write(tmp_path, "g.json", json.dumps(nx.node_link_data(source, edges=key)))
+    graph = read_graph(path)
+    labels = [graph.nodes[i]["label"] for i in graph]
+    assert sorted(labels, key=str) == sorted(source, key=str)
+    expected = nx.Graph(source.to_undirected()) if source.is_directed() else source
+    assert {frozenset((labels[u], labels[v])): d for u, v, d in graph.edges(data=True)} == {
+        frozenset((u, v)): ({"weight": d["weight"]} if "weight" in d else {})
+        for u, v, d in expected.edges(data=True)
+    }
 
 
 @pytest.mark.parametrize(

@@ -4,6 +4,8 @@ import itertools
 import json
 import os
 import string
+import subprocess
+import sys
 import tempfile
 from datetime import timedelta
 from pathlib import Path
@@ -365,7 +367,9 @@ BAD = {
         "g.graphml",
         _NS + _GROUP * 3000 + "</graph></node>" * 3000 + "</graph></graphml>",
         {},
-        ": expected GraphML graphs nested at most a few hundred deep",
+        # refused at the first nested graph, before networkx could recurse into 3000 of them
+        ":1: expected a single flat <graph> (nested graphs are not read), "
+        "found a <graph> nested inside node 'g'",
     ),
     "graphml-self-loop": (
         "g.graphml",
@@ -385,6 +389,39 @@ def test_bad_input_is_one_graph_format_error_line(tmp_path, name, content, optio
     path.write_bytes(content if isinstance(content, bytes) else content.encode())
     assert_error(path, message, **options)
     assert "\n" not in message
+
+
+def run_module(*args):
+    """``python -m bbqmis *args``, as tests/bbqmis/coloring/test_cli.py runs it."""
+    return subprocess.run(
+        [sys.executable, "-m", "bbqmis", *args], capture_output=True, text=True, timeout=100
+    )
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize(
+    ("name", "content", "message"),
+    [
+        (
+            "ends.graphml",
+            _NS + '\n<node id="3"/>\n<edge source="3" target="7"/>\n</graph></graphml>',
+            ":3: expected the target of edge '3' -> '7' to be the id of a <node>, found '7', "
+            "which has no <node> element",
+        ),
+        (
+            "dup.json",
+            '{"nodes": [{"id": "a"}, {"id": "a"}], "edges": []}',
+            ": expected unique node ids, found 'a' at 'nodes'[0] and 'nodes'[1]",
+        ),
+    ],
+    ids=["graphml-edge-end", "json-duplicate-node"],
+)
+def test_command_line_reports_a_refused_graph_on_one_line_with_status_2(tmp_path, name, content, message):
+    path = tmp_path / name
+    path.write_text(content)
+    run = run_module(str(path))
+    assert run.returncode == 2 and run.stdout == ""
+    assert run.stderr == f"bbqmis: error: {path}{message}\n"
 
 
 def test_missing_file(tmp_path, assert_error):
