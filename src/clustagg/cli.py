@@ -25,11 +25,9 @@ from backends.files import check_distinct, check_folder_writable, check_writable
 from backends.progress import ProgressLine
 
 from . import steps
-from ._validation import check_candidate_ids, check_round_seed
-from .aggregate import Candidates
-from .clusterers import ALGORITHMS, MAX_CLUSTERS
+from .clusterers import MAX_CLUSTERS
 from .data import REFERENCE_SAMPLES, make_reference_points, read_points
-from .errors import ClustAggError, DataFormatError, InvalidParameterError, StepInputError
+from .errors import ClustAggError, DataFormatError, InvalidParameterError
 from .reference import check_reference_run
 from .runner import MODES, run
 from .solvers import SOLVERS, get_solver
@@ -412,49 +410,12 @@ def _run(args: argparse.Namespace) -> None:
         _report(args, mode, result, points)
 
 
-def _load_candidates(path: Path, seed: int, n_samples: int | None = None) -> Candidates:
-    """The candidates of a ``clusters.npz`` of the cluster step, checked against its meta.
-
-    Raises
-    ------
-    StepInputError
-        If the file is unreadable or of another seed or size (``load_clusters``), holds
-        other algorithms than the cluster step's, or labels another number of points.
-    """
-    candidates, meta = steps.load_clusters(path, seed=seed, n_samples=n_samples)
-    if candidates.algorithms != ALGORITHMS:
-        raise StepInputError(
-            f"{path}: clusterings of {', '.join(candidates.algorithms) or 'no algorithm'}; "
-            f"expected {', '.join(ALGORITHMS)}"
-        )
-    found = candidates.labelings.shape[1]
-    if found != meta["n_samples"]:
-        raise StepInputError(f"{path}: labelings of {found} points; expected {meta['n_samples']}")
-    return candidates
-
-
-def _check_selection(path: Path, seed: int, candidates: Candidates, clusters: Path) -> None:
-    """Refuse a ``selection.json`` whose ``chosen`` are not candidate ids of ``clusters``."""
-    selection = steps.load_json(path, seed=seed)
-    n_candidates = int(candidates.offsets[-1])
-    if selection.get("n_candidates", n_candidates) != n_candidates:
-        raise StepInputError(
-            f"{path}: a selection among {selection['n_candidates']!r} candidates; "
-            f"{clusters} has {n_candidates}"
-        )
-    check_candidate_ids(selection.get("chosen"), n_candidates, name=f"{path}: chosen")
-
-
 def _score(args: argparse.Namespace) -> None:
     """The ``score`` step; prints the round's and the best silhouette as JSON."""
     if (args.previous is None) != (args.previous_labels is None):
         raise InvalidParameterError("--previous and --previous-labels go together")
-    points = _read_points(args.points)
-    seed = check_round_seed(args.seed)
-    candidates = _load_candidates(args.clusters, seed, len(points))
-    _check_selection(args.selection, seed, candidates, args.clusters)
     state = steps.score_file(
-        points,
+        _read_points(args.points),
         args.clusters,
         args.selection,
         args.seed,
@@ -482,7 +443,6 @@ def _step(args: argparse.Namespace) -> None:
         steps.cluster_file(_clustered_points(args.points, 0), args.seed, args.out, world())
     elif args.command == "aggregate":
         solver = get_solver(args.solver, **_solver_options(args))
-        _load_candidates(args.clusters, check_round_seed(args.seed))
         steps.aggregate_file(args.clusters, args.seed, args.out, solver, quantum_delay=args.quantum_delay)
     else:
         _score(args)

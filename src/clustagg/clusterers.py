@@ -41,6 +41,8 @@ starts from the listed rows of ``X`` (``init_rows``) and runs with the given ``t
 
 from __future__ import annotations
 
+import logging
+import warnings
 from typing import Any
 
 import numpy as np
@@ -50,6 +52,7 @@ from scipy.sparse.csgraph import connected_components, minimum_spanning_tree
 from scipy.spatial import Delaunay, QhullError, cKDTree
 from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.cluster import AgglomerativeClustering, KMeans
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.neighbors import KDTree
 
 from backends.validation import check_choice, check_interval, check_positive_int
@@ -67,6 +70,8 @@ __all__ = [
     "fit_labels",
     "make_clusterer",
 ]
+
+logger = logging.getLogger(__name__)
 
 #: The base clusterings, in rank order (rank ``r`` of a 3-process run computes ``ALGORITHMS[r]``).
 ALGORITHMS = ("kmeans", "dbscan", "hclust")
@@ -487,6 +492,9 @@ def fit_labels(algorithm: str, X: NDArray[np.float64], params: dict[str, Any]) -
     Returns
     -------
     labels : ndarray of shape (n_samples,), dtype int32
+        May hold fewer clusters than asked for when ``X`` has fewer distinct points: k-means
+        then logs one line (logger ``clustagg.clusterers``) instead of scikit-learn's
+        ``ConvergenceWarning``.
 
     Examples
     --------
@@ -495,8 +503,21 @@ def fit_labels(algorithm: str, X: NDArray[np.float64], params: dict[str, Any]) -
     >>> X = np.array([[0.0, 0.0], [0.0, 0.5], [0.5, 0.0], [5.0, 5.0]])
     >>> fit_labels("dbscan", X, {"eps": 1.0, "min_samples": 3}).tolist()
     [0, 0, 0, 1]
+
+    Three distinct points make three clusters, not four (k-means logs one line saying so):
+
+    >>> twice = np.repeat(X[:3], 2, axis=0)
+    >>> sorted(set(fit_labels("kmeans", twice, {"n_clusters": 4, "random_state": 0}).tolist()))
+    [0, 1, 2]
     """
-    labels = make_clusterer(algorithm, params, X).fit(X).labels_
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ConvergenceWarning)
+        labels = make_clusterer(algorithm, params, X).fit(X).labels_
+    for warning in caught:
+        if issubclass(warning.category, ConvergenceWarning):
+            logger.warning("%s: %s", algorithm, " ".join(str(warning.message).split()))
+        else:  # not ours to judge: passed on as it came
+            warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno)
     noise = labels < 0
     labels = np.where(noise, labels.max(initial=-1) + 1, labels)
     return labels.astype(np.int32)

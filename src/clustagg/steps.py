@@ -15,6 +15,11 @@ rename): a killed step leaves either no output or a complete one, and rerunning 
 on the same inputs writes the same bytes' worth of content, so a workflow recovers by
 rerunning whatever is missing.
 
+The ``load_*`` functions, and the steps that call them, check what they read against
+what the next step needs (seed, number of points, algorithms, candidate ids) and raise
+:class:`~clustagg.errors.StepInputError`, naming the file, on any mismatch: a caller of
+this module gets the checks of the command line.
+
 File formats
 ------------
 ``clusters.npz``
@@ -34,7 +39,7 @@ import json
 import os
 import time
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
@@ -45,9 +50,9 @@ from backends import files
 from backends.validation import check_nonnegative
 
 from . import aggregate as agg
-from ._validation import check_round_seed
+from ._validation import check_candidate_ids, check_round_seed
 from .clusterers import ALGORITHMS, draw_parameters, fit_labels
-from .errors import StepInputError
+from .errors import InvalidParameterError, StepInputError
 from .loop import LoopState
 from .mpi import idle_barrier
 from .solvers import MWISSolver, solve
@@ -66,6 +71,7 @@ __all__ = [
     "load_clusters",
     "load_json",
     "load_labels",
+    "load_selection",
     "save_clusters",
     "save_json",
     "score_file",
@@ -294,9 +300,24 @@ def save_clusters(path: str | os.PathLike[str], candidates: agg.Candidates, meta
 
 
 def load_clusters(
-    path: str | os.PathLike[str], *, seed: int | None = None, n_samples: int | None = None
+    path: str | os.PathLike[str],
+    *,
+    seed: int | None = None,
+    n_samples: int | None = None,
+    algorithms: Sequence[str] | None = None,
 ) -> tuple[agg.Candidates, dict[str, Any]]:
-    """Read ``clusters.npz``.
+    """Read ``clusters.npz``, checked against its own ``meta`` and the given seed, size and algorithms.
+
+    Parameters
+    ----------
+    path : str or path-like
+    seed : int, optional
+        The round's seed; the file's ``meta`` must carry it.
+    n_samples : int, optional
+        Number of points; the file's ``meta`` must give it.
+    algorithms : sequence of str, optional
+        The base clusterings the file must hold, in order (:data:`~clustagg.clusterers.ALGORITHMS`
+        for the cluster step's output).
 
     Returns
     -------
@@ -306,7 +327,10 @@ def load_clusters(
     Raises
     ------
     StepInputError
-        If the file is missing or truncated, or its seed or size differ from the given ones.
+        If the file is missing or truncated, its labelings are not non-negative integers of
+        shape (n_algorithms, n_samples), its seed or size differ from the given ones, it
+        holds other algorithms than ``algorithms``, or its labelings label another number of
+        points than its ``meta`` says.
 
     Examples
     --------
@@ -315,11 +339,13 @@ def load_clusters(
     >>> with tempfile.TemporaryDirectory() as folder:
     ...     save_clusters(f"{folder}/clusters.npz", candidates, {"seed": 0, "n_samples": 4})
     ...     loaded, meta = load_clusters(f"{folder}/clusters.npz", seed=0, n_samples=4)
-    ...     try:
-    ...         load_clusters(f"{folder}/clusters.npz", seed=1)
-    ...     except StepInputError as error:
-    ...         print(str(error).removeprefix(folder))
+    ...     for wrong in ({"seed": 1}, {"algorithms": ALGORITHMS}):
+    ...         try:
+    ...             load_clusters(f"{folder}/clusters.npz", **wrong)
+    ...         except StepInputError as error:
+    ...             print(str(error).removeprefix(folder))
     /clusters.npz: clusters of seed 0, 4 points; expected seed 1
+    /clusters.npz: clusterings of a, b; expected kmeans, dbscan, hclust
     >>> loaded.labelings.tolist(), loaded.algorithms, meta
     ([[0, 0, 1, 1], [0, 1, 1, 1]], ('a', 'b'), {'seed': 0, 'n_samples': 4})
     """
@@ -339,6 +365,14 @@ def load_clusters(
         raise StepInputError(
             f"{path}: clusters of seed {found_seed}, {found_samples} points; expected {' and '.join(wrong)}"
         )
+    if algorithms is not None and candidates.algorithms != tuple(algorithms):
+        raise StepInputError(
+            f"{path}: clusterings of {', '.join(candidates.algorithms) or 'no algorithm'}; "
+            f"expected {', '.join(algorithms)}"
+        )
+    found = candidates.labelings.shape[1]
+    if found != found_samples:
+        raise StepInputError(f"{path}: labelings of {found} points; expected {found_samples}")
     return candidates, meta
 
 
@@ -381,54 +415,162 @@ def aggregate_file(
 ) -> dict[str, Any]:
     """:func:`aggregate` on ``clusters``, written to ``out`` (``selection.json``).
 
+    Returns
+    -------
+    dict
+        The selection written (see :func:`aggregate`).
+
+    Raises
+    ------
+    StepInputError
+        If ``clusters`` is not the cluster step's output of round ``seed`` (see
+        :func:`load_clusters`, with ``algorithms=ALGORITHMS``); nothing is written then.
+
     Examples
     --------
     >>> import tempfile
     >>> from clustagg.solvers import ExactSolver
-    >>> candidates = agg.Candidates(np.array([[0, 0, 1, 1], [0, 1, 1, 1]]), ("a", "b"))
+    >>> labelings = np.array([[0, 0, 1, 1], [0, 1, 1, 1], [0, 0, 0, 0]])
+    >>> candidates = agg.Candidates(labelings, ALGORITHMS)
     >>> with tempfile.TemporaryDirectory() as folder:
     ...     save_clusters(f"{folder}/clusters.npz", candidates, {"seed": 5, "n_samples": 4})
     ...     selection = aggregate_file(f"{folder}/clusters.npz", 5, f"{folder}/selection.json", ExactSolver())
     ...     load_json(f"{folder}/selection.json", seed=5)["chosen"], selection["chosen"]
     ([2, 3], [2, 3])
     """
-    candidates, _ = load_clusters(clusters, seed=check_round_seed(seed))
+    candidates, _ = load_clusters(clusters, seed=check_round_seed(seed), algorithms=ALGORITHMS)
     selection = aggregate(candidates, solver, seed, quantum_delay=quantum_delay)
     save_json(out, selection)
     return selection
 
 
-def load_labels(path: str | os.PathLike[str]) -> NDArray[np.integer[Any]]:
-    """Read labels saved by :func:`score_file` (``.npy``, shape (n_samples,)).
+def load_selection(
+    path: str | os.PathLike[str], candidates: agg.Candidates, *, seed: int | None = None
+) -> dict[str, Any]:
+    """Read ``selection.json`` and check it against the round's candidates.
+
+    Parameters
+    ----------
+    path : str or path-like
+    candidates : Candidates
+        The round's candidate clusters (from its ``clusters.npz``).
+    seed : int, optional
+        The round's seed; the file must carry it.
+
+    Returns
+    -------
+    dict
+        As written by :func:`aggregate_file`.
 
     Raises
     ------
     StepInputError
-        If the file is missing or truncated.
+        If the file is missing, truncated or of another seed (:func:`load_json`), counts
+        another number of candidates, lacks ``chosen_clusters`` or ``fallbacks``, or its
+        ``chosen`` is not a non-empty list of ids of non-overlapping candidates.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> candidates = agg.Candidates(np.array([[0, 0, 1, 1], [0, 1, 1, 1]]), ("a", "b"))
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     for chosen in ([3, -1], [0, 3]):
+    ...         selection = {"seed": 2, "chosen": chosen, "chosen_clusters": [], "fallbacks": 0}
+    ...         save_json(f"{folder}/selection.json", selection)
+    ...         try:
+    ...             load_selection(f"{folder}/selection.json", candidates, seed=2)
+    ...         except StepInputError as error:
+    ...             print(str(error).removeprefix(folder))
+    /selection.json: chosen[1] must be a candidate id in 0..3, found -1
+    /selection.json: chosen clusters 0 and 3 share point 1
+    """
+    selection = load_json(path, seed=seed)
+    n_candidates = int(candidates.offsets[-1])
+    found = selection.get("n_candidates", n_candidates)
+    if found != n_candidates:
+        raise StepInputError(f"{path}: a selection among {found!r} candidates; expected {n_candidates}")
+    try:
+        ids = check_candidate_ids(selection.get("chosen"), n_candidates, name=f"{path}: chosen")
+    except InvalidParameterError as error:
+        raise StepInputError(str(error)) from None
+    hits = np.isin(candidates.global_labels, ids)
+    shared = np.flatnonzero(hits.sum(axis=0) > 1)
+    if shared.size:
+        point = int(shared[0])
+        first, second = candidates.global_labels[hits[:, point], point][:2].tolist()
+        raise StepInputError(f"{path}: chosen clusters {first} and {second} share point {point}")
+    missing = [key for key in ("chosen_clusters", "fallbacks") if key not in selection]
+    if missing:
+        raise StepInputError(f"{path}: no {', '.join(missing)}; expected the aggregate step's output")
+    return selection
+
+
+def load_labels(path: str | os.PathLike[str], *, n_samples: int | None = None) -> NDArray[np.integer[Any]]:
+    """Read labels saved by :func:`score_file` (``.npy``, shape (n_samples,)).
+
+    Parameters
+    ----------
+    path : str or path-like
+    n_samples : int, optional
+        Number of points the labels must have.
+
+    Returns
+    -------
+    ndarray of shape (n_samples,), integer dtype
+
+    Raises
+    ------
+    StepInputError
+        If the file is missing or truncated, does not hold a 1-D integer array, or holds
+        another number of labels than ``n_samples``.
 
     Examples
     --------
     >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as folder:
     ...     np.save(f"{folder}/labels.npy", np.array([0, 0, 1]))
-    ...     load_labels(f"{folder}/labels.npy").tolist()
+    ...     print(load_labels(f"{folder}/labels.npy").tolist())
+    ...     try:
+    ...         load_labels(f"{folder}/labels.npy", n_samples=4)
+    ...     except StepInputError as error:
+    ...         print(str(error).removeprefix(folder))
     [0, 0, 1]
+    /labels.npy: labels of 3 points; expected 4
     """
     try:
-        return np.load(path, allow_pickle=False)
+        labels = np.load(path, allow_pickle=False)
     except (OSError, EOFError, ValueError) as error:
         raise StepInputError(f"{path}: missing or unreadable labels ({error})") from None
+    if not isinstance(labels, np.ndarray):  # an .npz archive, opened lazily
+        labels.close()
+        raise StepInputError(f"{path}: an .npz archive; expected labels saved by np.save")
+    if labels.ndim != 1 or labels.dtype.kind not in "iu":
+        raise StepInputError(
+            f"{path}: labels of dtype {labels.dtype} and shape {labels.shape}; "
+            "expected integers of shape (n_samples,)"
+        )
+    if n_samples is not None and len(labels) != n_samples:
+        raise StepInputError(f"{path}: labels of {len(labels)} points; expected {n_samples}")
+    return labels
 
 
 def _previous_state(
-    previous: str | os.PathLike[str] | None, previous_labels: str | os.PathLike[str] | None
+    previous: str | os.PathLike[str] | None,
+    previous_labels: str | os.PathLike[str] | None,
+    n_samples: int,
 ) -> tuple[LoopState, NDArray[np.integer[Any]] | None]:
     """Loop state and best labels after the previous round; fresh ones for the first round."""
     if previous is None:
+        if previous_labels is not None:
+            raise StepInputError(f"{previous_labels}: the previous round's score is needed with it")
         return LoopState(), None
     if previous_labels is None:
         raise StepInputError(f"{previous}: the previous round's labels are needed with it")
-    return LoopState.from_json(load_json(previous)), load_labels(previous_labels)
+    try:
+        state = LoopState.from_json(load_json(previous))
+    except KeyError as error:
+        raise StepInputError(f"{previous}: no {error}; expected the score step's output") from None
+    return state, load_labels(previous_labels, n_samples=n_samples)
 
 
 def score_file(
@@ -469,7 +611,9 @@ def score_file(
     Raises
     ------
     StepInputError
-        If an input is missing, truncated or of another seed or size.
+        If an input is missing, truncated, of another seed or size, or does not fit the
+        others: see :func:`load_clusters` (with ``algorithms=ALGORITHMS``),
+        :func:`load_selection` and :func:`load_labels`. Nothing is written then.
 
     Examples
     --------
@@ -497,9 +641,11 @@ def score_file(
     (2, True, (300,))
     """
     seed = check_round_seed(seed)
-    candidates, meta = load_clusters(clusters, seed=seed, n_samples=len(X))
-    chosen = load_json(selection, seed=seed)
-    state, best = _previous_state(previous, previous_labels)
+    candidates, meta = load_clusters(clusters, seed=seed, n_samples=len(X), algorithms=ALGORITHMS)
+    if "parameters" not in meta:
+        raise StepInputError(f"{clusters}: no parameters in its meta; expected the cluster step's output")
+    chosen = load_selection(selection, candidates, seed=seed)
+    state, best = _previous_state(previous, previous_labels, len(X))
     labels, silhouette = score_round(X, candidates, chosen, sample_size=sample_size)
     if state.update(silhouette, chosen, meta["parameters"]) or best is None:
         best = labels

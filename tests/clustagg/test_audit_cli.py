@@ -177,3 +177,33 @@ def test_score_of_labels_far_apart_is_the_score_of_contiguous_ones(capsys, round
         json.loads(Path(tmp_path / "s.json").read_text())["chosen"]
         == json.loads((round_files / "s.json").read_text())["chosen"]
     )
+
+
+@pytest.mark.timeout(60)
+def test_score_refuses_previous_labels_of_other_points_in_one_line(capsys, round_files, tmp_path):
+    # The check is steps.load_labels's: the command line relies on it.
+    code, _, _ = run_cli(capsys, *score_argv(round_files, round_files / "c.npz", round_files / "s.json"))
+    assert code == 0
+    bad = tmp_path / "previous.npy"
+    np.save(bad, np.zeros(100, dtype=np.int32))
+    argv = [*score_argv(round_files, round_files / "c.npz", round_files / "s.json")]
+    argv += ["--previous", round_files / "o.json", "--previous-labels", bad]
+    argv[argv.index("--out") + 1] = tmp_path / "o.json"
+    argv[argv.index("--labels-out") + 1] = tmp_path / "o.npy"
+    assert_refused(capsys, argv, f"{bad}: labels of 100 points; expected 300")
+    assert not (tmp_path / "o.json").exists()
+
+
+@pytest.mark.timeout(60)
+def test_score_refuses_a_selection_of_overlapping_clusters_in_one_line(capsys, round_files, tmp_path):
+    with np.load(round_files / "c.npz") as data:
+        labelings = data["labelings"]
+    kmeans, dbscan = int(labelings[0, 0]), int(labelings[0].max()) + 1 + int(labelings[1, 0])
+    selection = json.loads((round_files / "s.json").read_text())
+    bad = tmp_path / "sel.json"
+    bad.write_text(json.dumps({**selection, "chosen": [kmeans, dbscan]}))
+    assert_refused(
+        capsys,
+        score_argv(round_files, round_files / "c.npz", bad),
+        f"{bad}: chosen clusters {kmeans} and {dbscan} share point 0",
+    )

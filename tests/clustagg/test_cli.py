@@ -273,3 +273,32 @@ def test_the_console_script_and_the_module_report_their_own_names(monkeypatch, c
         monkeypatch.setattr(sys, "argv", [argv0])
         assert clustagg_main(["--version"]) == 0
         assert capsys.readouterr().out == f"{prog} {version}\n"
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("command", ["run", "cluster"])
+def test_points_with_many_duplicates_give_one_line_per_degenerate_clustering(tmp_path, command):
+    # scikit-learn's ConvergenceWarning (two lines: message and source) used to reach stderr.
+    points = tmp_path / "points.csv"
+    np.savetxt(points, np.repeat([[0.0, 0.0], [5.0, 5.0], [9.0, 1.0]], 10, axis=0), delimiter=",")
+    argv = {
+        "run": ["run", "--points", points, "--max-iter", "2", "--quiet"],
+        "cluster": ["cluster", "--points", points, "--seed", "0", "--out", tmp_path / "c.npz"],
+    }[command]
+    done = subprocess.run(
+        [sys.executable, "-m", "clustagg", *map(str, argv)], capture_output=True, text=True, timeout=240
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stderr.splitlines()
+    assert lines and all(
+        line.startswith("clustagg.clusterers: kmeans: Number of distinct clusters (3) found smaller than")
+        for line in lines
+    ), done.stderr
+    assert "Warning" not in done.stderr
+    if command == "run":
+        assert done.stdout.startswith("baseline: silhouette 0.667 at round 1")
+    else:
+        from clustagg.steps import load_clusters
+
+        candidates, _ = load_clusters(tmp_path / "c.npz", seed=0, n_samples=30)
+        assert candidates.labelings.shape == (3, 30) and candidates.labelings[0].max() == 2

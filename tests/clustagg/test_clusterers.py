@@ -102,3 +102,20 @@ def test_single_linkage_refuses_more_clusters_than_points():
 
     with pytest.raises(InvalidParameterError, match="n_clusters must be at most n_samples=3, got 4"):
         SingleLinkage(4).fit(np.eye(3))
+
+
+@pytest.mark.timeout(60)
+def test_kmeans_on_fewer_distinct_points_than_clusters_logs_one_line_and_warns_not(recwarn, caplog):
+    X = np.repeat(np.array([[0.0, 0.0], [5.0, 5.0], [9.0, 1.0]]), 10, axis=0)
+    with caplog.at_level("WARNING", logger="clustagg.clusterers"):
+        labels = fit_labels("kmeans", X, {"n_clusters": 9, "random_state": 0})
+    assert not [w for w in recwarn if "distinct clusters" in str(w.message)]
+    assert [(r.name, r.getMessage()) for r in caplog.records] == [
+        (
+            "clustagg.clusterers",
+            "kmeans: Number of distinct clusters (3) found smaller than n_clusters (9). "
+            "Possibly due to duplicate points in X.",
+        )
+    ]
+    assert labels.shape == (30,) and len(set(labels[::10].tolist())) == 3  # one cluster per distinct point
+    assert all(len(set(labels[i : i + 10].tolist())) == 1 for i in (0, 10, 20))

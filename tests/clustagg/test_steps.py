@@ -279,3 +279,250 @@ def test_save_clusters_round_trip(tmp_path):
     loaded, loaded_meta = steps.load_clusters(tmp_path / "c.npz", seed=7, n_samples=3)
     np.testing.assert_array_equal(loaded.labelings, candidates.labelings)
     assert loaded.algorithms == candidates.algorithms and loaded_meta == meta
+
+
+# -- inputs that do not fit: the library refuses them as the command line does ---------------
+@pytest.fixture(scope="module")
+def one_round(points_1000, tmp_path_factory):
+    """One round's files, never modified: tests write bad copies next to their own tmp_path."""
+    folder = tmp_path_factory.mktemp("one_round")
+    steps.cluster_file(points_1000, SEED, folder / "clusters.npz")
+    steps.aggregate_file(folder / "clusters.npz", SEED, folder / "selection.json", ExactSolver())
+    steps.score_file(
+        points_1000,
+        folder / "clusters.npz",
+        folder / "selection.json",
+        SEED,
+        folder / "score.json",
+        folder / "labels.npy",
+    )
+    return folder
+
+
+def rewrite_clusters(source, target, labelings=None, algorithms=None, meta=None):
+    """A copy of ``source`` (clusters.npz) with some of its arrays changed."""
+    with np.load(source) as data:
+        np.savez(
+            target,
+            labelings=data["labelings"] if labelings is None else labelings(data["labelings"]),
+            algorithms=data["algorithms"] if algorithms is None else np.array(algorithms),
+            meta=data["meta"] if meta is None else np.array(json.dumps(meta(json.loads(str(data["meta"]))))),
+        )
+    return target
+
+
+def rewrite_selection(source, target, **changes):
+    """A copy of ``source`` (selection.json) with ``changes``; a value None drops the key."""
+    data = {**json.loads(source.read_text()), **changes}
+    target.write_text(json.dumps({key: value for key, value in data.items() if value is not None}))
+    return target
+
+
+def score(one_round, tmp_path, X, clusters=None, selection=None, **previous):
+    return steps.score_file(
+        X,
+        clusters or one_round / "clusters.npz",
+        selection or one_round / "selection.json",
+        SEED,
+        tmp_path / "score.json",
+        tmp_path / "labels.npy",
+        **previous,
+    )
+
+
+BAD_CLUSTERS = [
+    pytest.param(lambda x: x[:, :100], None, "labelings of 100 points; expected 1000", id="too-short"),
+    pytest.param(
+        lambda x: np.concatenate([x, x], axis=1),
+        None,
+        "labelings of 2000 points; expected 1000",
+        id="too-long",
+    ),
+    pytest.param(
+        lambda x: x.astype(float) + 0.5,
+        None,
+        "missing or unreadable clusters file (labelings must be integers, got dtype float64)",
+        id="non-integer-label",
+    ),
+    pytest.param(
+        lambda x: x - 1,
+        None,
+        "missing or unreadable clusters file "
+        "(labelings must be non-negative (noise is a cluster of its own))",
+        id="negative-label",
+    ),
+    pytest.param(
+        lambda x: x[:2],
+        ["kmeans", "dbscan"],
+        "clusterings of kmeans, dbscan; expected kmeans, dbscan, hclust",
+        id="other-algorithms",
+    ),
+]
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize(("labelings", "algorithms", "message"), BAD_CLUSTERS)
+def test_load_clusters_refuses_clusters_that_do_not_fit(one_round, tmp_path, labelings, algorithms, message):
+    bad = rewrite_clusters(one_round / "clusters.npz", tmp_path / "c.npz", labelings, algorithms)
+    with pytest.raises(StepInputError) as caught:
+        steps.load_clusters(bad, seed=SEED, algorithms=ALGORITHMS)
+    assert str(caught.value) == f"{bad}: {message}"
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize(("labelings", "algorithms", "message"), BAD_CLUSTERS)
+def test_aggregate_file_refuses_clusters_that_do_not_fit(one_round, tmp_path, labelings, algorithms, message):
+    bad = rewrite_clusters(one_round / "clusters.npz", tmp_path / "c.npz", labelings, algorithms)
+    with pytest.raises(StepInputError) as caught:
+        steps.aggregate_file(bad, SEED, tmp_path / "s.json", ExactSolver())
+    assert str(caught.value) == f"{bad}: {message}"
+    assert not (tmp_path / "s.json").exists()
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize(("labelings", "algorithms", "message"), BAD_CLUSTERS)
+def test_score_file_refuses_clusters_that_do_not_fit(
+    points_1000, one_round, tmp_path, labelings, algorithms, message
+):
+    bad = rewrite_clusters(one_round / "clusters.npz", tmp_path / "c.npz", labelings, algorithms)
+    with pytest.raises(StepInputError) as caught:
+        score(one_round, tmp_path, points_1000, clusters=bad)
+    assert str(caught.value) == f"{bad}: {message}"
+    assert not (tmp_path / "score.json").exists() and not (tmp_path / "labels.npy").exists()
+
+
+@pytest.mark.timeout(60)
+def test_load_clusters_leaves_the_algorithms_unchecked_unless_given(one_round, tmp_path):
+    two = rewrite_clusters(
+        one_round / "clusters.npz", tmp_path / "c.npz", lambda x: x[:2], ["kmeans", "dbscan"]
+    )
+    candidates, _ = steps.load_clusters(two, seed=SEED, n_samples=1000)
+    assert candidates.algorithms == ("kmeans", "dbscan")
+
+
+@pytest.mark.timeout(60)
+def test_score_file_refuses_clusters_without_parameters(points_1000, one_round, tmp_path):
+    bad = rewrite_clusters(
+        one_round / "clusters.npz",
+        tmp_path / "c.npz",
+        meta=lambda meta: {key: value for key, value in meta.items() if key != "parameters"},
+    )
+    with pytest.raises(StepInputError) as caught:
+        score(one_round, tmp_path, points_1000, clusters=bad)
+    assert str(caught.value) == f"{bad}: no parameters in its meta; expected the cluster step's output"
+
+
+def bad_selections(n):
+    """(changes to selection.json, message) for a round of ``n`` candidates."""
+    return [
+        ({"chosen": [-1, 2]}, f"chosen[0] must be a candidate id in 0..{n - 1}, found -1"),
+        ({"chosen": [1, n]}, f"chosen[1] must be a candidate id in 0..{n - 1}, found {n}"),
+        ({"chosen": [1.0, 2]}, f"chosen[0] must be a candidate id in 0..{n - 1}, found 1.0"),
+        ({"chosen": ["1"]}, f"chosen[0] must be a candidate id in 0..{n - 1}, found '1'"),
+        ({"chosen": []}, "chosen must name at least one candidate cluster, found none"),
+        ({"chosen": None}, "chosen must be a list of candidate ids, found None"),
+        ({"n_candidates": n + 1}, f"a selection among {n + 1} candidates; expected {n}"),
+        ({"fallbacks": None}, "no fallbacks; expected the aggregate step's output"),
+    ]
+
+
+CASES = range(len(bad_selections(1)))
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("case", CASES)
+def test_load_selection_refuses_a_selection_that_does_not_fit(one_round, tmp_path, case):
+    candidates, _ = steps.load_clusters(one_round / "clusters.npz")
+    changes, message = bad_selections(int(candidates.offsets[-1]))[case]
+    bad = rewrite_selection(one_round / "selection.json", tmp_path / "s.json", **changes)
+    with pytest.raises(StepInputError) as caught:
+        steps.load_selection(bad, candidates, seed=SEED)
+    assert str(caught.value) == f"{bad}: {message}"
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("case", CASES)
+def test_score_file_refuses_a_selection_that_does_not_fit(points_1000, one_round, tmp_path, case):
+    candidates, _ = steps.load_clusters(one_round / "clusters.npz")
+    changes, message = bad_selections(int(candidates.offsets[-1]))[case]
+    bad = rewrite_selection(one_round / "selection.json", tmp_path / "s.json", **changes)
+    with pytest.raises(StepInputError) as caught:
+        score(one_round, tmp_path, points_1000, selection=bad)
+    assert str(caught.value) == f"{bad}: {message}"
+    assert not (tmp_path / "score.json").exists()
+
+
+@pytest.mark.timeout(60)
+def test_a_selection_of_overlapping_clusters_names_the_file_and_the_point(points_1000, one_round, tmp_path):
+    candidates, _ = steps.load_clusters(one_round / "clusters.npz")
+    point = 0
+    first, second = candidates.global_labels[:2, point].tolist()  # kmeans' and dbscan's clusters of point 0
+    bad = rewrite_selection(one_round / "selection.json", tmp_path / "s.json", chosen=[second, first])
+    with pytest.raises(StepInputError) as caught:
+        score(one_round, tmp_path, points_1000, selection=bad)
+    assert str(caught.value) == f"{bad}: chosen clusters {first} and {second} share point {point}"
+
+
+BAD_LABELS = [
+    pytest.param(np.zeros(999, dtype=np.int32), "labels of 999 points; expected 1000", id="too-short"),
+    pytest.param(
+        np.zeros(1000),
+        "labels of dtype float64 and shape (1000,); expected integers of shape (n_samples,)",
+        id="non-integer-label",
+    ),
+    pytest.param(
+        np.zeros((2, 500), dtype=np.int32),
+        "labels of dtype int32 and shape (2, 500); expected integers of shape (n_samples,)",
+        id="two-dimensional",
+    ),
+]
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize(("labels", "message"), BAD_LABELS)
+def test_load_labels_refuses_labels_that_do_not_fit(tmp_path, labels, message):
+    bad = tmp_path / "labels.npy"
+    np.save(bad, labels)
+    with pytest.raises(StepInputError) as caught:
+        steps.load_labels(bad, n_samples=1000)
+    assert str(caught.value) == f"{bad}: {message}"
+
+
+@pytest.mark.timeout(60)
+def test_load_labels_refuses_an_archive(tmp_path):
+    bad = tmp_path / "labels.npy"
+    with bad.open("wb") as handle:
+        np.savez(handle, labels=np.zeros(3, dtype=np.int32))
+    with pytest.raises(StepInputError) as caught:
+        steps.load_labels(bad)
+    assert str(caught.value) == f"{bad}: an .npz archive; expected labels saved by np.save"
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize(("labels", "message"), BAD_LABELS)
+def test_score_file_refuses_previous_labels_that_do_not_fit(
+    points_1000, one_round, tmp_path, labels, message
+):
+    bad = tmp_path / "previous.npy"
+    np.save(bad, labels)
+    with pytest.raises(StepInputError) as caught:
+        score(one_round, tmp_path, points_1000, previous=one_round / "score.json", previous_labels=bad)
+    assert str(caught.value) == f"{bad}: {message}"
+    assert not (tmp_path / "score.json").exists()
+
+
+@pytest.mark.timeout(60)
+def test_score_file_refuses_a_previous_score_that_is_not_one(points_1000, one_round, tmp_path):
+    bad = tmp_path / "previous.json"
+    steps.save_json(bad, {"seed": SEED - 1, "silhouette": 0.5})
+    with pytest.raises(StepInputError) as caught:
+        score(one_round, tmp_path, points_1000, previous=bad, previous_labels=one_round / "labels.npy")
+    assert str(caught.value) == f"{bad}: no 'iterations'; expected the score step's output"
+
+
+@pytest.mark.timeout(60)
+def test_score_file_refuses_previous_labels_without_their_score(points_1000, one_round, tmp_path):
+    labels = one_round / "labels.npy"
+    with pytest.raises(StepInputError) as caught:
+        score(one_round, tmp_path, points_1000, previous_labels=labels)
+    assert str(caught.value) == f"{labels}: the previous round's score is needed with it"
