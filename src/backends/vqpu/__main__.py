@@ -6,7 +6,6 @@ Run ``python -m backends.vqpu --help`` for examples.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import errno
 import importlib.metadata
 import json
@@ -15,13 +14,13 @@ import os
 import socket
 import sqlite3
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn, TypeVar
 
 from backends.arguments import integer, real
 from backends.errors import BackendError
-from backends.vqpu.limits import SQLITE_INT_MAX
+from backends.vqpu.limits import SQLITE_INT_MAX, Limits, backend_max_shots
 
 __all__ = ["main"]
 
@@ -117,7 +116,10 @@ def _add_serve_arguments(serve: argparse.ArgumentParser) -> None:
         help="emulated device seconds per circuit (default %(default)s)",
     )
     serve.add_argument(
-        "--max-shots", type=_COUNT, default=100_000, help="shots per circuit (default %(default)s)"
+        "--max-shots",
+        type=_COUNT,
+        help="shots per circuit; more than the backend's own limit (1000000 for aer and null) is refused "
+        f"(default: {Limits.max_shots}, or the backend's limit if lower)",
     )
     serve.add_argument(
         "--max-circuits", type=_COUNT, default=1_000, help="circuits per batch (default %(default)s)"
@@ -171,6 +173,12 @@ def _add_serve_arguments(serve: argparse.ArgumentParser) -> None:
         help="connections and requests at once, 503 beyond (default %(default)s)",
     )
     serve.add_argument(
+        "--max-head-bytes",
+        type=_COUNT,
+        default=64 * 2**10,
+        help="bytes of a request head (request line and headers), 431 beyond (default %(default)s)",
+    )
+    serve.add_argument(
         "--docs", action="store_true", help="serve /docs, /redoc and /openapi.json (public, no token)"
     )
     serve.add_argument(
@@ -216,9 +224,12 @@ def _add_probe_arguments(probe: argparse.ArgumentParser) -> None:
 def _serve(args: argparse.Namespace) -> int:
     """``serve``: run the server until interrupted.
 
-    The port is bound and the database locked before the store is opened: a second
-    server on the same port or database stops with one line and changes nothing (its
-    start would otherwise re-queue, and run again, the batch the first one is running).
+    The options are checked, ``--max-shots`` against the backend's own limit included,
+    before anything else; then the port is bound, and only then the store opened, which
+    locks the database before it reads it (:class:`~backends.vqpu.store.Store`): a
+    second server on the same port or database stops with one line and changes nothing
+    (its start would otherwise re-queue, and run again, the batch the first one is
+    running).
     """
     # Read when the simulator's OpenMP runtime loads, i.e. before the backend is made.
     os.environ["OMP_NUM_THREADS"] = str(args.threads)
@@ -226,7 +237,6 @@ def _serve(args: argparse.Namespace) -> int:
 
     from backends import get_backend
     from backends.vqpu.server import (
-        Limits,
         Policy,
         Quotas,
         TokenBook,
@@ -236,10 +246,11 @@ def _serve(args: argparse.Namespace) -> int:
     )
 
     tokens = _opened("--token-file", args.token_file, TokenBook) if args.token_file else None
+    backend = get_backend(args.backend)
     limits = Limits(
         max_payload_bytes=args.max_payload,
         max_result_bytes=args.max_result_bytes,
-        max_shots=args.max_shots,
+        max_shots=_max_shots(args.max_shots, backend),
         max_circuits=args.max_circuits,
         max_queue=args.max_queue,
         max_qubits=args.max_qubits,
@@ -249,10 +260,10 @@ def _serve(args: argparse.Namespace) -> int:
         max_decode_seconds=args.max_decode_seconds,
         max_read_seconds=args.max_read_seconds,
         max_connections=args.max_connections,
+        max_head_bytes=args.max_head_bytes,
     )
-    backend = get_backend(args.backend)
     sock = _bind(args.host, args.port)
-    with sock, _locked(args.db):
+    with sock:
         service = _opened(
             "--db",
             args.db,
@@ -272,12 +283,63 @@ def _serve(args: argparse.Namespace) -> int:
             logging.getLogger("backends.vqpu").warning(
                 "no --token-file: open mode, every local process may submit"
             )
+        if args.max_shots is None and limits.max_shots < Limits.max_shots:
+            logging.getLogger("backends.vqpu").info(
+                "no --max-shots: %d shots per circuit, the limit of backend '%s'",
+                limits.max_shots,
+                backend.name,
+            )
         app = create_app(service, docs=args.docs)
         config = uvicorn_config(
             app, limits, host=args.host, port=args.port, access_log=False, log_level="info"
         )
         uvicorn.Server(config).run(sockets=[sock])
     return 0
+
+
+def _max_shots(option: int | None, backend: object) -> int:
+    """The shots per circuit a server on ``backend`` accepts: ``--max-shots``, or its default.
+
+    An HPC admin who asks for more shots than the backend runs gets told at once,
+    rather than a server whose users find out batch by batch; without the option, the
+    default (:attr:`Limits.max_shots`) is lowered to the backend's limit if that is lower.
+
+    Parameters
+    ----------
+    option : int or None
+        The value of ``--max-shots``; None when it was not given.
+    backend : QuantumBackend
+        The physical backend; its own limit is :func:`~backends.vqpu.limits.backend_max_shots`.
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    ValueError
+        If ``option`` exceeds the backend's own limit; the message names both.
+
+    Examples
+    --------
+    >>> from backends import get_backend
+    >>> backend = get_backend("aer")
+    >>> _max_shots(None, backend), _max_shots(1_000_000, backend)
+    (100000, 1000000)
+    >>> _max_shots(2_000_000, backend)
+    Traceback (most recent call last):
+    ...
+    ValueError: --max-shots 2000000 exceeds the shot limit of backend 'aer' (1000000 per circuit)
+    """
+    own = backend_max_shots(backend)
+    if option is None:
+        return Limits.max_shots if own is None else min(Limits.max_shots, own)
+    if own is not None and option > own:
+        name = getattr(backend, "name", type(backend).__name__)
+        raise ValueError(
+            f"--max-shots {option} exceeds the shot limit of backend '{name}' ({own} per circuit)"
+        )
+    return option
 
 
 _T = TypeVar("_T")
@@ -317,45 +379,6 @@ def _bind(host: str, port: int) -> socket.socket:
         )
         raise ValueError(f"{option}: cannot listen on {host}:{port}: {exc.strerror or exc}") from exc
     return sock
-
-
-@contextlib.contextmanager
-def _locked(db: str) -> Iterator[None]:
-    """Hold an exclusive lock on ``<db>.lock`` (created if missing, never removed) while serving ``db``.
-
-    Two servers on one database would each re-queue the other's running batch and run it
-    again; the lock is released by the operating system when the process ends, however
-    it ends. A directory is refused here; the store refuses other bad paths.
-    """
-    lock_path = f"{db}.lock"
-    if os.path.isdir(db):
-        raise ValueError(f"--db {db}: is a directory")
-    try:
-        lock_file = open(lock_path, "a+b")  # noqa: SIM115 - held open for the server's lifetime
-    except OSError as exc:
-        raise ValueError(
-            f"--db {db}: cannot create the lock file {lock_path}: {exc.strerror or exc}"
-        ) from exc
-    with lock_file:
-        try:
-            _lock_exclusive(lock_file.fileno())
-        except OSError as exc:
-            raise ValueError(
-                f"--db {db}: another server uses this database (its lock file {lock_path} is held)"
-            ) from exc
-        yield
-
-
-def _lock_exclusive(fd: int) -> None:
-    """Lock the open file ``fd`` exclusively without waiting; OSError if another process holds it."""
-    if sys.platform == "win32":
-        import msvcrt
-
-        msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
-    else:
-        import fcntl
-
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
 
 
 def _report(args: argparse.Namespace) -> int:

@@ -21,7 +21,14 @@ from numbers import Integral, Real
 
 from backends.errors import InvalidParameterError
 
-__all__ = ["MAX_PENDING_DECODES", "MAX_WAIT", "SQLITE_INT_MAX", "Limits", "result_bytes_bound"]
+__all__ = [
+    "MAX_PENDING_DECODES",
+    "MAX_WAIT",
+    "SQLITE_INT_MAX",
+    "Limits",
+    "backend_max_shots",
+    "result_bytes_bound",
+]
 
 #: Longest accepted long-poll, in seconds.
 MAX_WAIT = 30.0
@@ -45,7 +52,9 @@ class Limits:
     max_payload_bytes : int
         Largest request body (``Content-Length``), default 8 MiB.
     max_shots : int
-        Most shots per circuit.
+        Most shots per circuit. A server lowers it to the backend's own limit
+        (``max_shots`` of :class:`~backends.base.BaseBackend`, 1,000,000 for ``aer`` and
+        ``null``), so a batch the backend would refuse is refused at submission.
     max_result_bytes : int
         Largest the counts of one batch may grow, as the JSON the server stores and
         answers, default 64 MiB. A batch is refused before it is queued when its
@@ -76,6 +85,12 @@ class Limits:
         client is cut off (408 for a body).
     max_connections : int
         Open connections and requests at once; further requests get 503.
+    max_head_bytes : int
+        Largest request head (request line and headers), default 64 KiB; a longer one
+        gets 431 and its connection is closed as soon as that many bytes arrived. Our
+        clients send well under 1 KiB; the HTTP parser joins a header's pieces by
+        repeated concatenation on the event loop, so an unbounded head would stall
+        every client.
 
     Raises
     ------
@@ -105,6 +120,7 @@ class Limits:
     max_decode_seconds: float = 10.0
     max_read_seconds: float = 10.0
     max_connections: int = 512
+    max_head_bytes: int = 64 * 2**10
 
     def __post_init__(self) -> None:
         for name, value in asdict(self).items():
@@ -155,6 +171,33 @@ def result_bytes_bound(circuits: int, clbits: int, shots: int) -> int:
     """
     outcomes = min(shots, 2**clbits)
     return circuits * (outcomes * (clbits + len(str(shots)) + 4) + 3) + 2
+
+
+def backend_max_shots(backend: object) -> int | None:
+    """The most shots per circuit ``backend`` itself accepts, or None if it sets no limit.
+
+    Read from the backend's ``max_shots`` attribute
+    (:attr:`backends.base.BaseBackend.max_shots`); a backend without one (any other
+    :class:`~backends.base.QuantumBackend`) sets no limit. A server accepts at most
+    this many shots per circuit, whatever its own ``max_shots``.
+
+    Parameters
+    ----------
+    backend : QuantumBackend
+        The physical backend of a server.
+
+    Returns
+    -------
+    int or None
+
+    Examples
+    --------
+    >>> from backends import get_backend
+    >>> backend_max_shots(get_backend("null")), backend_max_shots(object())
+    (1000000, None)
+    """
+    max_shots = getattr(backend, "max_shots", None)
+    return None if max_shots is None else int(max_shots)
 
 
 def _is_positive_seconds(value: object) -> bool:

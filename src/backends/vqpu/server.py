@@ -36,9 +36,9 @@ request) and a 500 from an unexpected error do not.
 
 Hostile clients (limits in :mod:`backends.vqpu.limits`):
 
-- a request head (request line and headers) over ``MAX_HEAD_BYTES`` (64 KiB) gets 431
-  and the connection is closed as soon as that many bytes arrived, before the parser
-  has to join them;
+- a request head (request line and headers) over ``max_head_bytes`` (64 KiB by default)
+  gets 431 and the connection is closed as soon as that many bytes arrived, before the
+  parser has to join them;
 - ``/docs``, ``/redoc`` and ``/openapi.json`` exist only with ``docs=True``
   (``serve --docs``) and are then public: they describe the API, not its data;
 - a POST needs ``Content-Length`` (411); a body over ``max_payload_bytes`` is refused
@@ -78,7 +78,6 @@ from backends.vqpu.service import APIError, BatchIn, VQPUService
 from backends.vqpu.tokens import Caller, TokenBook
 
 __all__ = [
-    "MAX_HEAD_BYTES",
     "Limits",
     "Quotas",
     "TokenBook",
@@ -87,11 +86,6 @@ __all__ = [
     "create_app",
     "uvicorn_config",
 ]
-
-#: Bytes a request head (request line and headers) may have; beyond, 431 and the connection closes.
-#: Our clients send well under 1 KiB; httptools joins a header's pieces by repeated
-#: concatenation on the event loop, so an unbounded head would stall every client.
-MAX_HEAD_BYTES = 64 * 2**10
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -150,7 +144,7 @@ def uvicorn_config(app: FastAPI, limits: Limits, **options: Any) -> uvicorn.Conf
     At most ``max_connections`` connections and requests at once (503 beyond); a
     request head must arrive within ``max_read_seconds``, and a client may leave the
     server's write buffer full for at most ``max_read_seconds`` (else the connection is
-    aborted); a request head over :data:`MAX_HEAD_BYTES` gets 431 and the connection is
+    aborted); a request head over ``max_head_bytes`` gets 431 and the connection is
     closed. Requests are parsed by httptools (llhttp, in C) and, where uvloop is
     installed (a dependency except on Windows), uvicorn runs on its event loop.
     ``options`` go to :class:`uvicorn.Config` (``host``, ``port``, ``log_level``...).
@@ -165,12 +159,16 @@ def uvicorn_config(app: FastAPI, limits: Limits, **options: Any) -> uvicorn.Conf
     >>> limits = Limits(max_connections=64)
     >>> service = VQPUService(NullBackend(), Path(folder.name) / "vqpu.db", limits=limits)
     >>> config = uvicorn_config(create_app(service), limits, host="127.0.0.1", port=8765)
-    >>> config.limit_concurrency, config.port
-    (64, 8765)
+    >>> config.limit_concurrency, config.port, config.http.max_head_bytes
+    (64, 8765, 65536)
     >>> uvicorn.Server(config).run()  # doctest: +SKIP
     >>> service.stop(); folder.cleanup()
     """
-    protocol = type("VQPUProtocol", (_SlowClientProtocol,), {"seconds": limits.max_read_seconds})
+    protocol = type(
+        "VQPUProtocol",
+        (_SlowClientProtocol,),
+        {"seconds": limits.max_read_seconds, "max_head_bytes": limits.max_head_bytes},
+    )
     return uvicorn.Config(app, http=protocol, limit_concurrency=limits.max_connections, **options)
 
 
@@ -190,16 +188,20 @@ class _SlowClientProtocol(HttpToolsProtocol):
     the client gets 431 and the connection is closed (aborted if an answer to an
     earlier request is still being sent). For a later request on a kept-alive
     connection the count starts with the chunk after the one where its head begins, so
-    such a head may exceed the limit by one received chunk (at most 256 KiB), no more.
+    an unfinished head may exceed the limit by one received chunk (at most 256 KiB), no
+    more. A head that is complete is measured too (its request line and headers, as
+    parsed) and refused the same way, so one arriving whole in a single chunk does not
+    slip past a small limit; nothing of a refused request reaches the application.
     """
 
-    seconds = 10.0
-    max_head_bytes = MAX_HEAD_BYTES
+    seconds = Limits.max_read_seconds
+    max_head_bytes = Limits.max_head_bytes
 
     def connection_made(self, transport: asyncio.Transport) -> None:
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._in_head = True
         self._head_bytes = 0
+        self._refused = False
         super().connection_made(transport)
         self._arm("head")
 
@@ -207,6 +209,8 @@ class _SlowClientProtocol(HttpToolsProtocol):
         if self._in_head:
             self._head_bytes += len(data)
         super().data_received(data)
+        if self._refused:
+            return
         if self._in_head and self._head_bytes > self.max_head_bytes and not self.transport.is_closing():
             self._refuse_head()
             return
@@ -214,6 +218,8 @@ class _SlowClientProtocol(HttpToolsProtocol):
             self._arm("head")
 
     def on_message_begin(self) -> None:  # a pipelined head, behind a request in progress
+        if self._refused:
+            return
         super().on_message_begin()
         if not self._in_head:  # a later head: its bytes count from the next chunk on
             self._in_head = True
@@ -221,12 +227,34 @@ class _SlowClientProtocol(HttpToolsProtocol):
         self._arm("head")
 
     def on_headers_complete(self) -> None:
+        if self._refused:
+            return
         self._in_head = False
         self._disarm("head")
+        if self._head_size() > self.max_head_bytes:  # complete within one chunk: not refused above
+            self._refuse_head()
+            return
         super().on_headers_complete()
 
+    def on_body(self, body: bytes) -> None:
+        if not self._refused:
+            super().on_body(body)
+
+    def on_message_complete(self) -> None:
+        if not self._refused:
+            super().on_message_complete()
+
+    def _head_size(self) -> int:
+        """Bytes of the head just parsed: request line and headers, without optional whitespace."""
+        request_line = len(self.parser.get_method()) + 1 + len(self.url) + len(b" HTTP/1.1\r\n")
+        return request_line + sum(len(name) + len(value) + 4 for name, value in self.headers) + 2
+
     def _refuse_head(self) -> None:
-        """Answer 431 and close the connection, or abort it if an earlier answer is being sent."""
+        """Answer 431 and close the connection, or abort it if an earlier answer is being sent.
+
+        Nothing more of the connection is parsed into requests.
+        """
+        self._refused = True
         if self.cycle is not None and not self.cycle.response_complete:
             self.transport.abort()
             return

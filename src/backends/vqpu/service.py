@@ -40,6 +40,7 @@ from backends.vqpu.limits import (
     MAX_WAIT,
     SQLITE_INT_MAX,
     Limits,
+    backend_max_shots,
     result_bytes_bound,
 )
 from backends.vqpu.metrics import Snapshot, render
@@ -142,16 +143,30 @@ class VQPUService:
     latency : float
         Extra device seconds per circuit, emulating a real QPU on top of a simulator.
     limits : Limits, optional
-        Request limits; default :class:`Limits()`.
+        Request limits; default :class:`Limits()`. ``max_qubits`` and ``max_shots`` are
+        lowered to what the backend accepts (its ``num_qubits``, and its ``max_shots``
+        where it has one), see :attr:`max_qubits` and :attr:`max_shots`.
     policy : Policy, optional
         Scheduling policy (:mod:`backends.vqpu.policies`); default FIFO.
     quotas : Quotas, optional
         Quantum-second quotas per job and per user; default none.
 
+    Attributes
+    ----------
+    max_qubits : int
+        Widest circuit accepted: ``limits.max_qubits``, at most the backend's ``num_qubits``.
+    max_shots : int
+        Most shots per circuit accepted: ``limits.max_shots``, at most the backend's own
+        ``max_shots`` (:attr:`backends.base.BaseBackend.max_shots`; a backend without
+        one sets no limit), so a batch the backend would refuse at run time is refused
+        at submission (422 ``too_many_shots``).
+
     Raises
     ------
     InvalidParameterError
         If ``latency`` is negative.
+    DatabaseInUseError
+        If another store (another server) writes to ``db``.
 
     Examples
     --------
@@ -163,6 +178,10 @@ class VQPUService:
     >>> health = service.health()
     >>> health["backend"], health["num_qubits"], health["policy"]
     ('null', 4, 'fifo')
+    >>> service.stop()
+    >>> service = VQPUService(NullBackend(), Path(folder.name) / "vqpu.db", limits=Limits(max_shots=10**7))
+    >>> service.max_shots  # the null backend's own limit
+    1000000
     >>> service.stop(); folder.cleanup()
     """
 
@@ -186,26 +205,32 @@ class VQPUService:
         self.latency = latency
         self.limits = limits or Limits()
         self.max_qubits = min(self.limits.max_qubits or backend.num_qubits, backend.num_qubits)
-        self.store = Store(db)
-        self.decoder = DecodeWorker(
-            memory_bytes=self.limits.max_decode_bytes, timeout=self.limits.max_decode_seconds
-        )
-        self._decode_slots = threading.BoundedSemaphore(MAX_PENDING_DECODES)
-        self.started = time.time()
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._waiters: defaultdict[int, asyncio.Event] = defaultdict(asyncio.Event)
-        self.quotas = quotas or Quotas()
-        self.ledger = Ledger(self.store.batches())
-        self.quota_refusals = 0
-        self._executor = BatchExecutor(
-            backend,
-            self.store,
-            latency=latency,
-            on_finish=self._finished,
-            policy=policy or Policy("fifo"),
-            quotas=self.quotas,
-            ledger=self.ledger,
-        )
+        own_shots = backend_max_shots(backend)
+        self.max_shots = self.limits.max_shots if own_shots is None else min(self.limits.max_shots, own_shots)
+        self.store = Store(db)  # takes the database's writer lock
+        try:
+            self.decoder = DecodeWorker(
+                memory_bytes=self.limits.max_decode_bytes, timeout=self.limits.max_decode_seconds
+            )
+            self._decode_slots = threading.BoundedSemaphore(MAX_PENDING_DECODES)
+            self.started = time.time()
+            self._loop: asyncio.AbstractEventLoop | None = None
+            self._waiters: defaultdict[int, asyncio.Event] = defaultdict(asyncio.Event)
+            self.quotas = quotas or Quotas()
+            self.ledger = Ledger(self.store.batches())
+            self.quota_refusals = 0
+            self._executor = BatchExecutor(
+                backend,
+                self.store,
+                latency=latency,
+                on_finish=self._finished,
+                policy=policy or Policy("fifo"),
+                quotas=self.quotas,
+                ledger=self.ledger,
+            )
+        except BaseException:
+            self.store.close()  # releases the lock: the database is free again
+            raise
 
     @property
     def policy(self) -> Policy:
@@ -333,8 +358,8 @@ class VQPUService:
             circuits, the size their counts may reach, or the decoder's memory and
             time), 503 when too many submissions are being decoded already.
         """
-        if body.shots > self.limits.max_shots:
-            detail = f"shots={body.shots} exceeds the limit of {self.limits.max_shots}"
+        if body.shots > self.max_shots:
+            detail = f"shots={body.shots} exceeds the limit of {self.max_shots}"
             raise APIError(422, "too_many_shots", detail)
         try:
             data = b64decode_payload(body.circuits)
@@ -539,7 +564,7 @@ class VQPUService:
         return batch.to_json()
 
     def health(self) -> dict[str, Any]:
-        """Liveness and what the device offers.
+        """Liveness and what the device offers; ``limits["max_shots"]`` is the limit applied.
 
         Examples
         --------
@@ -558,7 +583,7 @@ class VQPUService:
             "backend": self.backend.name,
             "num_qubits": self.max_qubits,
             "latency": self.latency,
-            "limits": asdict(self.limits),
+            "limits": {**asdict(self.limits), "max_shots": self.max_shots},
             "policy": self.policy.name,
             "max_wait": self.policy.max_wait,
             "quotas": asdict(self.quotas),

@@ -20,25 +20,38 @@ often the batch was started (more than one only when the server died mid-executi
 earlier versions get the last two columns added when opened (each job its own user).
 A database holding other tables, or a ``batches`` table of another schema, is refused
 with :class:`ForeignDatabaseError` before anything is written to it.
+
+One writer per database: a :class:`Store` holds an exclusive lock on ``<db>.lock``
+(created if missing, never removed) from before it opens the database until it is
+closed, so a second store on the same file - another server, or a script opening one
+beside a live server - is refused with :class:`DatabaseInUseError` before it reads or
+writes anything (it would otherwise re-queue, and run again, the batch the first one
+is running). The operating system releases the lock when the process ends, however it
+ends. Readers (:func:`read_batches`, ``python -m backends.vqpu report``) take no lock.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
+import os
 import queue
 import sqlite3
+import sys
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NamedTuple, TypeVar
+from typing import IO, Any, NamedTuple, TypeVar
 
 from backends.errors import BackendError
 
 __all__ = [
     "Batch",
+    "DatabaseInUseError",
+    "DatabaseLockError",
     "ForeignDatabaseError",
     "KeyReusedError",
     "QueueFullError",
@@ -200,11 +213,25 @@ class Batch:
 class Store:
     """SQLite store with one writer thread and read-only per-thread readers.
 
+    The store is the only writer of its database: it holds the lock ``<path>.lock``
+    from before it opens the database until :meth:`close` (see the module's notes).
+
     Parameters
     ----------
     path : str or Path
         Database file; created with its schema when missing. ``:memory:`` is not
         supported (readers need a file).
+
+    Raises
+    ------
+    DatabaseInUseError
+        If another store, in this process or another, holds the database's lock.
+    DatabaseLockError
+        If the lock file cannot be created (a missing folder, no permission).
+    IsADirectoryError
+        If ``path`` is a directory.
+    ForeignDatabaseError
+        If ``path`` is not a vQPU database (the lock is released again).
 
     Examples
     --------
@@ -220,12 +247,18 @@ class Store:
     >>> done = store.get(batch.id)
     >>> done.status, done.counts, done.queue_seconds
     ('done', [{'00': 10}], 1.0)
+    >>> try:
+    ...     Store(Path(folder.name) / "vqpu.db")  # a second writer
+    ... except DatabaseInUseError as error:
+    ...     print(error.lock_path.endswith("vqpu.db.lock"))
+    True
     >>> store.close(); folder.cleanup()
     """
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self._read_only = _read_only_uri(self.path)
+        self._lock_file = _writer_lock(os.fspath(path))
         self._writes: queue.Queue[_Write[Any] | None] = queue.Queue()
         self._closing = threading.Lock()
         self._closed = False
@@ -235,7 +268,11 @@ class Store:
             target=self._write_loop, args=(ready,), name="vqpu-db-writer", daemon=True
         )
         self._writer.start()
-        ready.result()
+        try:
+            ready.result()
+        except BaseException:
+            self._lock_file.close()  # the writer has stopped: nothing was written
+            raise
 
     # -- writer ---------------------------------------------------------------------------------
     def _write_loop(self, ready: Future[None]) -> None:
@@ -331,7 +368,7 @@ class Store:
         return future
 
     def close(self) -> None:
-        """Stop the writer thread after the queued writes; safe to call twice.
+        """Stop the writer thread after the queued writes, then release the lock; safe to call twice.
 
         Examples
         --------
@@ -347,6 +384,7 @@ class Store:
                 self._closed = True
                 self._writes.put(None)
         self._writer.join()
+        self._lock_file.close()  # closing the lock file releases the lock
 
     # -- readers --------------------------------------------------------------------------------
     def _reader(self) -> sqlite3.Connection:
@@ -720,6 +758,53 @@ def _known(
     return batch
 
 
+def _writer_lock(db: str) -> IO[bytes]:
+    """The open file ``<db>.lock``, locked exclusively; closing it releases the lock.
+
+    Raises
+    ------
+    IsADirectoryError
+        If ``db`` is a directory (no lock file is made beside it).
+    DatabaseLockError
+        If the lock file cannot be created or opened.
+    DatabaseInUseError
+        If another open file (another store, in any process) holds the lock.
+    """
+    if os.path.isdir(db):
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), db)
+    lock_path = f"{db}.lock"
+    try:
+        lock_file = open(lock_path, "a+b")  # noqa: SIM115 - held open until the store closes
+    except OSError as exc:
+        raise DatabaseLockError(
+            f"{db}: cannot create the lock file {lock_path}: {exc.strerror or exc}", db, lock_path
+        ) from exc
+    try:
+        _lock_exclusive(lock_file.fileno())
+    except OSError as exc:
+        lock_file.close()
+        raise DatabaseInUseError(
+            f"{db}: another server uses this database (its lock file {lock_path} is held)", db, lock_path
+        ) from exc
+    return lock_file
+
+
+def _lock_exclusive(fd: int) -> None:
+    """Lock the open file ``fd`` exclusively without waiting; OSError if another open file holds it.
+
+    ``flock`` locks belong to the open file, so a second store of the same process is
+    refused as well as one of another process.
+    """
+    if sys.platform == "win32":
+        import msvcrt
+
+        msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+    else:
+        import fcntl
+
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+
 def _read_only_uri(path: Path) -> str:
     """The SQLite URI opening ``path`` read-only; ``#``, ``?`` and ``%`` in it are percent-encoded.
 
@@ -815,6 +900,61 @@ class ForeignDatabaseError(BackendError, ValueError):
     ... except ForeignDatabaseError as error:
     ...     print(str(error).removeprefix(str(other)))
      is not a vQPU database: it holds other tables (invoices) and no 'batches' table
+    >>> folder.cleanup()
+    """
+
+
+class DatabaseLockError(BackendError, ValueError):
+    """The writer lock of a database, ``<db>.lock``, cannot be taken.
+
+    Raised as such when the lock file cannot be created (a missing folder, no
+    permission), and as :class:`DatabaseInUseError` when another store holds it.
+
+    Parameters
+    ----------
+    message : str
+        What went wrong, starting with the database path.
+    path : str
+        The database file.
+    lock_path : str
+        Its lock file, ``<path>.lock``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> db = Path(folder.name) / "missing" / "vqpu.db"
+    >>> try:
+    ...     Store(db)
+    ... except DatabaseLockError as error:
+    ...     print(str(error).removeprefix(str(db)))  # doctest: +ELLIPSIS
+    : cannot create the lock file ...: No such file or directory
+    >>> folder.cleanup()
+    """
+
+    def __init__(self, message: str, path: str, lock_path: str) -> None:
+        super().__init__(message)
+        self.path, self.lock_path = path, lock_path
+
+
+class DatabaseInUseError(DatabaseLockError):
+    """Another store - in practice a live vQPU server - writes to the database: it holds ``<db>.lock``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> db = Path(folder.name) / "vqpu.db"
+    >>> first = Store(db)
+    >>> try:
+    ...     Store(db)
+    ... except DatabaseInUseError as error:
+    ...     print(str(error).removeprefix(str(db)).replace(str(db), "DB"))
+    : another server uses this database (its lock file DB.lock is held)
+    >>> first.close()
+    >>> Store(db).close()  # free again once the first store is closed
     >>> folder.cleanup()
     """
 

@@ -5,13 +5,16 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import sqlite3
+import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
+import httpx
 import pytest
-from vqpu_helpers import free_port, loopback_socket, spawn_server
+from vqpu_helpers import free_port, loopback_socket, server_command, spawn_server, subprocess_env
 
-from backends.vqpu.__main__ import main
+from backends.vqpu.__main__ import _max_shots, main
 from backends.vqpu.store import Store
 
 PREFIX = "python -m backends.vqpu"
@@ -193,3 +196,59 @@ def test_probe_qubits_beyond_the_limit(capsys):
     assert line == (
         f"{PREFIX} probe: error: argument --qubits: must be an integer in [1, 65536], got '100000000000'"
     )
+
+
+# -- --max-shots and the backend's own limit ---------------------------------------------------------
+@pytest.mark.timeout(120)
+def test_serve_max_shots_above_the_backend_limit_refuses_to_start(tmp_path, capsys):
+    argv = ["serve", "--backend", "aer", "--port", str(free_port()), "--db", str(tmp_path / "x.db")]
+    assert refused([*argv, "--max-shots", "2000000"], capsys) == (
+        f"{PREFIX} serve: error: --max-shots 2000000 exceeds the shot limit of backend 'aer' "
+        "(1000000 per circuit)"
+    )
+    assert list(tmp_path.iterdir()) == []  # checked before the port is bound and the database opened
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(180)
+def test_serve_max_shots_at_and_above_the_backend_limit_as_processes(tmp_path):
+    db = tmp_path / "vq.db"
+    done = subprocess.run(
+        server_command(db, free_port(), "--max-shots", "2000000"),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=subprocess_env(),
+    )
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.splitlines() == [
+        f"{PREFIX} serve: error: --max-shots 2000000 exceeds the shot limit of backend 'plain-aer' "
+        "(1000000 per circuit)"
+    ]
+    assert list(tmp_path.iterdir()) == []
+    with spawn_server(db, "--max-shots", "1000000") as (_, url):  # the backend's limit itself is fine
+        assert httpx.get(f"{url}/health", timeout=30).json()["limits"]["max_shots"] == 1_000_000
+
+
+@pytest.mark.timeout(60)
+def test_without_max_shots_the_default_is_lowered_to_a_smaller_backend_limit():
+    tiny, unlimited = SimpleNamespace(name="tiny", max_shots=10), SimpleNamespace(name="remote")
+    assert (_max_shots(None, tiny), _max_shots(10, tiny), _max_shots(5, tiny)) == (10, 10, 5)
+    assert (_max_shots(None, unlimited), _max_shots(10**9, unlimited)) == (100_000, 10**9)
+    with pytest.raises(
+        ValueError, match=r"^--max-shots 11 exceeds the shot limit of backend 'tiny' \(10 per"
+    ):
+        _max_shots(11, tiny)
+
+
+# -- readers take no lock ------------------------------------------------------------------------------
+@pytest.mark.timeout(120)
+def test_report_reads_a_database_a_store_is_writing(good_db, capsys):
+    store = Store(good_db)  # what a live server holds
+    try:
+        assert main(["report", "--db", str(good_db)]) == 0
+        while_held = capsys.readouterr().out
+    finally:
+        store.close()
+    assert main(["report", "--db", str(good_db)]) == 0
+    assert while_held == capsys.readouterr().out and "batches" in while_held

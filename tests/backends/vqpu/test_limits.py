@@ -25,6 +25,7 @@ def test_defaults():
         "max_decode_seconds": 10.0,
         "max_read_seconds": 10.0,
         "max_connections": 512,
+        "max_head_bytes": 64 * 2**10,
     }
     assert MAX_WAIT == 30.0
 
@@ -45,6 +46,8 @@ def test_positive_integers_are_accepted():
         ("max_shots", None),
         ("max_instructions", 2**63),
         ("max_connections", 1.5),
+        ("max_head_bytes", 0),
+        ("max_head_bytes", "65536"),
     ],
 )
 def test_anything_else_is_refused(field, value):
@@ -70,3 +73,15 @@ def test_seconds_may_be_fractions_or_integers():
 def test_limits_are_frozen():
     with pytest.raises(dataclasses.FrozenInstanceError):
         Limits().max_shots = 1
+
+
+@pytest.mark.timeout(60)
+def test_the_backend_s_shot_limit_is_its_max_shots_attribute():
+    from types import SimpleNamespace
+
+    from backends import get_backend
+    from backends.vqpu.limits import backend_max_shots
+
+    assert backend_max_shots(get_backend("aer")) == backend_max_shots(get_backend("null")) == 1_000_000
+    assert backend_max_shots(SimpleNamespace(max_shots=None)) is None  # BaseBackend's default: no limit
+    assert backend_max_shots(SimpleNamespace()) is None

@@ -41,6 +41,18 @@ def test_help_has_examples():
             "--max-shots: must be an integer in",
         ),
         (
+            ["serve", "--backend", "aer", "--port", "1", "--max-head-bytes", "-1"],
+            f"argument --max-head-bytes: must be an integer in [1, {2**63 - 1}], got '-1'",
+        ),
+        (
+            ["serve", "--backend", "aer", "--port", "1", "--max-head-bytes", "64KiB"],
+            f"argument --max-head-bytes: must be an integer in [1, {2**63 - 1}], got '64KiB'",
+        ),
+        (
+            ["serve", "--backend", "aer", "--port", "1", "--max-head-bytes", "1.5"],
+            "--max-head-bytes: must be an integer in",
+        ),
+        (
             ["probe", "--url", "http://127.0.0.1:1", "--sleep-factor", "inf"],
             "--sleep-factor: must be a number in",
         ),
@@ -80,9 +92,10 @@ def test_serve_defaults_match_the_server_limits():
         1,
         None,
     )
-    assert (args.max_payload, args.max_shots, args.max_circuits, args.max_queue, args.max_qubits) == (
+    assert args.max_shots is None  # Limits().max_shots, or the backend's own limit if lower
+    assert (args.max_payload, args.max_head_bytes, args.max_circuits, args.max_queue, args.max_qubits) == (
         limits.max_payload_bytes,
-        limits.max_shots,
+        limits.max_head_bytes,
         limits.max_circuits,
         limits.max_queue,
         limits.max_qubits,
@@ -101,7 +114,8 @@ def test_serve_defaults_match_the_server_limits():
 
 
 @pytest.mark.parametrize(
-    "option", ["--max-shots", "--max-queue", "--max-instructions", "--max-connections", "--repeat"]
+    "option",
+    ["--max-shots", "--max-queue", "--max-instructions", "--max-connections", "--max-head-bytes", "--repeat"],
 )
 def test_counts_must_be_positive(option, capsys):
     command = "probe --url http://127.0.0.1:1" if option == "--repeat" else "serve --backend aer --port 1"

@@ -241,3 +241,22 @@ def test_every_answer_tells_the_servers_time(physical, tmp_path):
         refused = httpx.post(f"{url}/batches", content=b"{}", headers={"X-VQPU-Job": "t"})
     assert batch["quantum_seconds"] + batch["queue_seconds"] <= waited <= round_trip
     assert refused.status_code == 400 and float(refused.headers["server-timing"].split("dur=")[1]) >= 0
+
+
+@pytest.mark.timeout(120)
+def test_shots_above_the_backend_limit_are_refused_at_submit(physical, tmp_path):
+    # the server allows 2,000,000 shots, its Aer backend only 1,000,000: the lower limit applies
+    assert physical.max_shots == 1_000_000
+    with serve(physical, tmp_path / "db.sqlite", limits=Limits(max_shots=2_000_000)) as (service, url):
+        assert httpx.get(f"{url}/health", timeout=30).json()["limits"]["max_shots"] == 1_000_000
+        session = VQPUSession(url, job="big")
+        with pytest.raises(VQPURejectedError) as err:
+            session.submit(PAYLOAD, 1_000_001)
+        assert (err.value.status, err.value.code, err.value.detail) == (
+            422,
+            "too_many_shots",
+            "shots=1000001 exceeds the limit of 1000000",
+        )
+        assert service.store.batches() == []  # refused before it was stored, never run
+        done = session.execute(PAYLOAD, 1_000_000, seed=1)
+    assert done["status"] == "done" and sum(done["counts"][0].values()) == 1_000_000

@@ -11,7 +11,7 @@ from vqpu_helpers import ghz
 from backends import InvalidParameterError
 from backends.vqpu.limits import MAX_PENDING_DECODES, Limits
 from backends.vqpu.service import APIError, BatchIn, VQPUService
-from backends.vqpu.store import read_batches
+from backends.vqpu.store import DatabaseInUseError, read_batches
 from backends.vqpu.tokens import Caller, TokenBook
 from backends.vqpu.wire import encode_circuits
 
@@ -247,3 +247,59 @@ def test_batch_ids_outside_sqlite_are_not_found(service, batch_id):
     with pytest.raises(APIError) as info:
         asyncio.run(service.result("a", batch_id, 0.0))
     assert (info.value.status, info.value.detail) == (404, f"no batch {batch_id} for job 'a'")
+
+
+@pytest.mark.timeout(60)
+def test_the_shot_limit_is_the_lower_of_the_server_s_and_the_backend_s(tmp_path):
+    from backends.null import NullBackend
+
+    backend = NullBackend(width=4, seed=1)
+    for configured, applied in [(10, 10), (1_000_000, 1_000_000), (5_000_000, 1_000_000)]:
+        service = VQPUService(backend, tmp_path / "db.sqlite", limits=Limits(max_shots=configured))
+        try:
+            assert service.max_shots == service.health()["limits"]["max_shots"] == applied
+            assert service.limits.max_shots == configured  # the configuration itself is kept
+            assert refusal(
+                service.submit, Caller("j", "u"), body(key=f"k{configured}", shots=applied + 1)
+            ) == (
+                422,
+                "too_many_shots",
+                f"shots={applied + 1} exceeds the limit of {applied}",
+            )
+        finally:
+            service.stop()
+    assert read_batches(tmp_path / "db.sqlite") == []
+
+
+@pytest.mark.timeout(60)
+def test_a_backend_without_a_shot_limit_leaves_the_server_s(physical, tmp_path):
+    class Unlimited:  # a QuantumBackend without max_shots, as a remote device may be
+        name, num_qubits, timings = "unlimited", 5, []
+
+        def run(self, circuits, shots, seed=None):
+            return physical.run(circuits, shots, seed)
+
+    service = VQPUService(Unlimited(), tmp_path / "db.sqlite", limits=Limits(max_shots=5_000_000))
+    try:
+        assert service.max_shots == 5_000_000
+    finally:
+        service.stop()
+
+
+@pytest.mark.timeout(60)
+def test_a_service_on_a_database_in_use_is_refused_and_changes_nothing(physical, tmp_path):
+    db = tmp_path / "db.sqlite"
+    live = VQPUService(physical, db)
+    try:
+        batch, _ = live.store.accept(
+            job="j", user="u", key="k", payload=b"x", circuits=1, qubits=1, shots=5, seed=None, submitted=1.0
+        )
+        live.store.start(batch.id, 2.0)  # the live server runs batch 1
+        with pytest.raises(DatabaseInUseError) as info:
+            VQPUService(physical, db)
+        assert str(info.value) == f"{db}: another server uses this database (its lock file {db}.lock is held)"
+        running = live.store.get(batch.id)
+        assert (running.status, running.runs) == ("running", 1)  # not re-queued by the second service
+    finally:
+        live.stop()
+    VQPUService(physical, db).stop()  # free again once the first one stopped

@@ -2,12 +2,25 @@
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
+import subprocess
+import sys
 import threading
 
 import pytest
+from vqpu_helpers import subprocess_env
 
-from backends.vqpu.store import Batch, QueueFullError, Store, read_batches
+from backends.errors import BackendError
+from backends.vqpu.store import (
+    Batch,
+    DatabaseInUseError,
+    DatabaseLockError,
+    ForeignDatabaseError,
+    QueueFullError,
+    Store,
+    read_batches,
+)
 
 
 @pytest.fixture
@@ -252,3 +265,83 @@ def test_a_database_of_an_earlier_version_gets_the_new_columns(tmp_path):
         assert store.status_counts() == {"queued": 1}
     finally:
         store.close()
+
+
+# -- one writer per database: the lock on <db>.lock ----------------------------------------------------
+def in_use(db) -> str:
+    return f"{db}: another server uses this database (its lock file {db}.lock is held)"
+
+
+@pytest.mark.timeout(60)
+def test_a_second_store_on_the_same_database_is_refused(tmp_path):
+    db = tmp_path / "s.sqlite"
+    first = Store(db)
+    try:
+        accept(first, "k1")
+        with pytest.raises(DatabaseInUseError) as info:
+            Store(db)
+        assert str(info.value) == in_use(db)
+        assert (info.value.path, info.value.lock_path) == (str(db), f"{db}.lock")
+        assert isinstance(info.value, DatabaseLockError | BackendError | ValueError)
+        accept(first, "k2")  # the first store goes on writing
+        assert [b.key for b in read_batches(db)] == ["k1", "k2"]  # readers take no lock
+    finally:
+        first.close()
+    again = Store(db)  # closing released the lock
+    try:
+        assert [b.key for b in again.batches()] == ["k1", "k2"]
+    finally:
+        again.close()
+
+
+@pytest.mark.timeout(120)
+def test_a_store_of_another_process_holds_the_lock(tmp_path):
+    db = tmp_path / "s.sqlite"
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from backends.vqpu.store import Store; "
+            f"store = Store({str(db)!r}); print('ready', flush=True); sys.stdin.read(); store.close()",
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=subprocess_env(),
+    )
+    try:
+        assert holder.stdout.readline() == "ready\n"
+        with pytest.raises(DatabaseInUseError, match="another server uses this database"):
+            Store(db)
+    finally:
+        holder.communicate(timeout=60)  # closes its stdin: the holder closes its store and exits
+    assert holder.returncode == 0
+    Store(db).close()
+
+
+@pytest.mark.timeout(60)
+def test_a_store_whose_lock_file_cannot_be_created(tmp_path):
+    db = tmp_path / "missing" / "s.sqlite"
+    with pytest.raises(DatabaseLockError) as info:
+        Store(db)
+    assert type(info.value) is DatabaseLockError  # not "in use"
+    assert str(info.value) == f"{db}: cannot create the lock file {db}.lock: No such file or directory"
+
+
+@pytest.mark.timeout(60)
+def test_a_directory_is_refused_without_a_lock_file_beside_it(tmp_path):
+    (tmp_path / "dir.db").mkdir()
+    with pytest.raises(IsADirectoryError):
+        Store(tmp_path / "dir.db")
+    assert [path.name for path in tmp_path.iterdir()] == ["dir.db"]
+
+
+@pytest.mark.timeout(60)
+def test_a_refused_foreign_database_releases_its_lock(tmp_path):
+    db = tmp_path / "shop.db"
+    with contextlib.closing(sqlite3.connect(db)) as conn:
+        conn.execute("CREATE TABLE invoices (id INTEGER)")
+        conn.commit()
+    for _ in range(2):  # the second attempt is refused for the same reason, not as "in use"
+        with pytest.raises(ForeignDatabaseError):
+            Store(db)
