@@ -40,6 +40,7 @@ COVERED_MODULES = [
     "bbqmis.coloring.expand",
     "bbqmis.coloring.limits",
     "bbqmis.coloring.master",
+    "bbqmis.coloring.matrices",
     "bbqmis.coloring.node_lp",
     "bbqmis.coloring.plot",
     "bbqmis.coloring.pricing",

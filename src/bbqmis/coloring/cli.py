@@ -28,9 +28,12 @@ import argparse
 import dataclasses
 import importlib.metadata
 import json
+import math
 import os
 import signal
 import sys
+import threading
+import time
 import traceback
 from pathlib import Path
 from typing import Any, NoReturn
@@ -397,14 +400,19 @@ def _run(args: argparse.Namespace, stop: StopRequest) -> int:
         for option, path in outputs.items():
             if path is not None:
                 check_writable(path, option)
+        started = time.monotonic()  # the time limit counts from here: reading is part of the run
         graph = read_graph(
             args.graph, format=args.format, allow_empty=args.allow_empty, allow_isolated=args.allow_isolated
         )
         sampler = get_sampler(args.sampler, **_sampler_options(args))
         if isinstance(sampler, QAOASampler):
-            sampler.solver.device()  # fail now on a bad spec or a missing token, not in a worker
+            _connect(sampler, args.backend, stop, _seconds_left(args.time_limit, started))
     except (BBQMISError, BackendError, ValueError, OSError) as exc:
         return _bad_input(exc)
+    except _Stopped as exc:
+        name = str(exc) if str(exc) in ("SIGINT", "SIGTERM") else "SIGINT"
+        print(f"bbqmis: {name} received before the search: stopped without a result", file=sys.stderr)
+        return 128 + signal.Signals[name].value
     try:
         with make_executor(args.executor, args.workers, finish_tasks=False) as executor:
             if executor is None:  # an MPI worker rank: it served tasks until rank 0 finished
@@ -421,7 +429,7 @@ def _run(args: argparse.Namespace, stop: StopRequest) -> int:
                     graph,
                     sampler,
                     executor,
-                    time_limit=args.time_limit,
+                    time_limit=_seconds_left(args.time_limit, started),
                     node_limit=args.node_limit,
                     memory_limit=args.memory_limit,
                     exact_share=args.exact_share,
@@ -447,6 +455,53 @@ def _run(args: argparse.Namespace, stop: StopRequest) -> int:
     if args.plot is not None:
         status = max(status, _write_plot(graph, result, history, args.plot))
     return status
+
+
+class _Stopped(Exception):
+    """A signal (its name is the message) arrived before the search started."""
+
+
+def _seconds_left(time_limit: float | None, started: float) -> float | None:
+    """What ``--time-limit`` leaves after the seconds since ``started`` (:func:`time.monotonic`).
+
+    >>> _seconds_left(None, time.monotonic()) is None, 9 < _seconds_left(10.0, time.monotonic()) <= 10
+    (True, True)
+    >>> _seconds_left(1.0, time.monotonic() - 5)
+    0.0
+    """
+    return None if time_limit is None else max(0.0, time_limit - (time.monotonic() - started))
+
+
+def _connect(sampler: QAOASampler, spec: str, stop: StopRequest, seconds: float | None) -> None:
+    """Build the sampler's backend now, so that a bad spec or a missing token fails here, not in a worker.
+
+    A remote backend may keep retrying an unreachable server for a minute; the wait ends
+    after ``seconds`` (the time limit left; the search then finds no time for the
+    sampler and says why on stderr) or at a signal (:class:`_Stopped`).
+    """
+    outcome: list[BaseException | None] = []
+
+    def build() -> None:
+        try:
+            sampler.solver.device()
+            outcome.append(None)
+        except BaseException as exc:  # handed to the main thread
+            outcome.append(exc)
+
+    worker = threading.Thread(target=build, name="bbqmis-connect", daemon=True)
+    worker.start()
+    end = math.inf if seconds is None else time.monotonic() + seconds
+    while worker.is_alive() and not stop.is_set() and time.monotonic() < end:
+        worker.join(0.05)
+    if outcome and outcome[0] is not None:
+        raise outcome[0]
+    if not outcome and stop.is_set():
+        raise _Stopped(stop.reason or "SIGINT")
+    if not outcome:
+        print(
+            f"bbqmis: the backend {spec} did not answer within the time limit; colouring without it",
+            file=sys.stderr,
+        )
 
 
 def _bad_input(exc: BaseException) -> int:

@@ -9,21 +9,29 @@ machine word per 64 vertices.
 
 Any clique found is a valid lower bound, so a search stopped by its deadline still returns
 the best clique so far, with ``optimal=False``.
+
+One bitset per vertex over all ``n`` vertices takes up to ``n^2 / 8`` bytes, so
+:func:`graph_clique` searches graphs of more than :data:`MAX_BITSET_NODES` vertices one
+neighbourhood at a time: a clique lies in the neighbourhood of its vertex of lowest
+degree, among the neighbours of higher degree, and a vertex has at most ``sqrt(2m)``
+of those (Chiba and Nishizeki, SIAM J. Comput. 1985), so each search is small.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Hashable
 from dataclasses import dataclass
 
 import networkx as nx
+import numpy as np
 
 from backends.validation import check_positive_int
 
-__all__ = ["CliqueResult", "adjacency_bitsets", "max_clique"]
+__all__ = ["MAX_BITSET_NODES", "CliqueResult", "adjacency_bitsets", "graph_clique", "max_clique"]
 
-#: Nodes between two looks at the clock.
-_CLOCK_EVERY = 256
+#: Largest graph searched with one bitset per vertex over all vertices (at most 50 MB).
+MAX_BITSET_NODES = 20_000
 
 
 @dataclass(frozen=True)
@@ -78,11 +86,13 @@ def adjacency_bitsets(graph: nx.Graph, nodes: list | None = None) -> list[int]:
     """
     order = list(graph) if nodes is None else nodes
     index = {v: i for i, v in enumerate(order)}
-    bits = [0] * len(order)
-    for u, v in graph.subgraph(order).edges:
-        i, j = index[u], index[v]
-        bits[i] |= 1 << j
-        bits[j] |= 1 << i
+    row = np.zeros(len(order), dtype=bool)  # one row at a time: n bytes, not n^2
+    bits = []
+    for v in order:
+        columns = [index[w] for w in graph[v] if w in index]
+        row[columns] = True
+        bits.append(int.from_bytes(np.packbits(row, bitorder="little").tobytes(), "little"))
+        row[columns] = False
     return bits
 
 
@@ -147,9 +157,8 @@ def max_clique(
     while stack:
         clique, candidates = stack.pop()
         nodes += 1
-        if nodes % _CLOCK_EVERY == 0 and (
-            (deadline is not None and time.perf_counter() >= deadline)
-            or (node_limit is not None and nodes >= node_limit)
+        if (deadline is not None and time.perf_counter() >= deadline) or (
+            node_limit is not None and nodes >= node_limit
         ):
             return CliqueResult(tuple(sorted(best)), False, nodes)
         # Branch on the vertices of the highest colours first. When ``v`` is taken, the
@@ -170,3 +179,61 @@ def max_clique(
                 stack.append((grown, inside))
             candidates &= ~(1 << v)
     return CliqueResult(tuple(sorted(best)), True, nodes)
+
+
+def graph_clique(
+    graph: nx.Graph, nodes: list[Hashable] | None = None, *, deadline: float | None = None
+) -> CliqueResult:
+    """A maximum clique of a networkx graph, in memory linear in its edges beyond :data:`MAX_BITSET_NODES`.
+
+    Parameters
+    ----------
+    graph : networkx.Graph
+    nodes : list, optional
+        Vertex order, which the result's indices refer to; default ``list(graph)``.
+    deadline : float, optional
+        Absolute :func:`time.perf_counter` time at which to stop with the best clique so far.
+
+    Returns
+    -------
+    CliqueResult
+        Indices into ``nodes``.
+
+    Examples
+    --------
+    >>> result = graph_clique(nx.lollipop_graph(4, 3))
+    >>> result.clique, result.optimal
+    ((0, 1, 2, 3), True)
+    """
+    order = list(graph) if nodes is None else nodes
+    if len(order) <= MAX_BITSET_NODES:
+        return max_clique(adjacency_bitsets(graph, order), deadline=deadline)
+    return _clique_by_neighbourhoods(graph, order, deadline)
+
+
+def _clique_by_neighbourhoods(graph: nx.Graph, order: list[Hashable], deadline: float | None) -> CliqueResult:
+    """:func:`graph_clique` one vertex at a time, among its neighbours of higher (degree, index)."""
+    rank = {v: (graph.degree(v), i) for i, v in enumerate(order)}
+    best: tuple[Hashable, ...] = (order[0],)
+    nodes = 0
+    for v in sorted(order, key=rank.__getitem__, reverse=True):
+        if deadline is not None and time.perf_counter() >= deadline:
+            return _indexed(best, order, False, nodes)
+        higher = [w for w in graph[v] if w in rank and rank[w] > rank[v]]
+        if len(higher) < len(best):  # with v, no clique beats the best
+            continue
+        position = {w: j for j, w in enumerate(higher)}
+        bits = [sum(1 << position[x] for x in graph[w] if x in position) for w in higher]
+        found = max_clique(bits, deadline=deadline)
+        nodes += found.nodes
+        if found.size + 1 > len(best):
+            best = (v, *(higher[j] for j in found.clique))
+        if not found.optimal:
+            return _indexed(best, order, False, nodes)
+    return _indexed(best, order, True, nodes)
+
+
+def _indexed(clique: tuple[Hashable, ...], order: list[Hashable], optimal: bool, nodes: int) -> CliqueResult:
+    """A :class:`CliqueResult` of the vertices' indices in ``order``."""
+    index = {v: i for i, v in enumerate(order)}
+    return CliqueResult(tuple(sorted(index[v] for v in clique)), optimal, nodes)

@@ -3,12 +3,14 @@
 The phases, each under the run's deadline:
 
 1. an easy class (:func:`~bbqmis.coloring.reduce.easy_coloring`) is coloured optimally;
-2. a maximum clique (:func:`~bbqmis.coloring.clique.max_clique`, at most a tenth of the
+2. a maximum clique (:func:`~bbqmis.coloring.clique.graph_clique`, at most a tenth of the
    time left) gives the first lower bound, and vertices of smaller degree outside it are
    peeled off (:func:`~bbqmis.coloring.reduce.peel`);
 3. the core gets the spectral and odd-cycle bounds (:func:`~bbqmis.coloring.bounds.adjacency_bounds`,
-   skipped above :data:`SPECTRAL_MAX_NODES` vertices) and greedy incumbents (DSATUR,
-   largest-first and smallest-last);
+   skipped above :data:`SPECTRAL_MAX_NODES` vertices) and greedy incumbents (DSATUR, then
+   largest-first and smallest-last while a twentieth of the time left allows); if a limit
+   is reached by then, the component ends with the best of them (``how`` is
+   ``"greedy:<reason>"``), so a large graph costs its first colouring past the limit at most;
 4. TabuCol (:func:`~bbqmis.coloring.tabucol.improve_coloring`) lowers the incumbent
    towards the bound;
 5. an exact phase gets ``exact_share`` of the time left (at most a minute; 0 turns it
@@ -24,8 +26,10 @@ The phases, each under the run's deadline:
    for a tenth of the time left;
 7. unless the bounds now meet, or the component cannot raise the colours the graph needs
    anyway (its incumbent is within the lower bound already proven for another
-   component), the BBQ-MIS tree searches the core (:func:`~bbqmis.coloring.treesearch.run_tree`),
-   or with ``method="price"`` branch-and-price does
+   component), or the core has more than :data:`TREE_MAX_NODES` vertices (then the
+   component keeps the colouring so far, with ``stopped="size_limit"``), the BBQ-MIS
+   tree searches the core (:func:`~bbqmis.coloring.treesearch.run_tree`), or with
+   ``method="price"`` branch-and-price does
    (:func:`~bbqmis.coloring.branch_price.branch_and_price`);
 8. the peeled vertices are coloured back without a new colour.
 
@@ -51,9 +55,10 @@ import numpy as np
 from .bounds import ChromaticBounds, adjacency_bounds, dsatur_coloring
 from .branch_price import branch_and_price, pricers_for
 from .checkpoint import dump_price, dump_search, restore_price, restore_search
-from .clique import adjacency_bitsets, max_clique
+from .clique import graph_clique
 from .dsatur_exact import exact_coloring
 from .limits import STOP_REASONS, Clock, Every, Limits, resident_memory_gb
+from .matrices import csr_adjacency
 from .node_lp import MAX_GRAPH_NODES, NodeLP
 from .pricing import device_work, lp_bound
 from .reduce import easy_coloring, extend_coloring, peel
@@ -66,7 +71,9 @@ from .treesearch import run_tree
 
 __all__ = [
     "GREEDY_STRATEGIES",
+    "SIZE_LIMIT",
     "SPECTRAL_MAX_NODES",
+    "TREE_MAX_NODES",
     "TREE_METHODS",
     "ComponentOutcome",
     "SearchContext",
@@ -79,10 +86,20 @@ GREEDY_STRATEGIES = ("DSATUR", "largest_first", "smallest_last")
 #: Phases of ``ComponentOutcome.how`` that are tree searches (branch-and-bound, branch-and-price).
 TREE_METHODS = ("search", "price")
 
+#: Largest core that a tree searches (DIMACS benchmarks reach 4,000 vertices). A larger
+#: core keeps the heuristics' colouring, with ``stopped`` :data:`SIZE_LIMIT`: the samplers
+#: and the exhaustive enumeration of one node would take unbounded time and memory.
+TREE_MAX_NODES = 5000
+#: ``ComponentOutcome.stopped`` of a core larger than :data:`TREE_MAX_NODES`; unlike the
+#: :data:`~bbqmis.coloring.limits.STOP_REASONS`, it does not end the other components' searches.
+SIZE_LIMIT = "size_limit"
+
 #: Largest core whose spectral bounds are computed (a dense eigendecomposition, O(n^3)).
 SPECTRAL_MAX_NODES = 1500
 #: Share of the time left that the clique search may use.
 _CLIQUE_SHARE = 0.1
+#: Share of the time left for greedy colourings after the first (DSATUR), which always runs.
+_GREEDY_SHARE = 0.05
 #: Largest core that exact DSATUR branch-and-bound tries before the tree.
 EXACT_MAX_NODES = 200
 #: Longest exact DSATUR and TabuCol phases, in seconds, whatever the time limit.
@@ -267,24 +284,26 @@ def color_component(
         return ComponentOutcome(coloring, len(set(coloring.values())), f"easy:{kind}")
     context.report({"phase": "clique"})
     nodes = list(graph)
-    clique = max_clique(
-        adjacency_bitsets(graph, nodes), deadline=_phase_deadline(context, _CLIQUE_SHARE, math.inf)
-    )
+    clique = graph_clique(graph, nodes, deadline=_phase_deadline(context, _CLIQUE_SHARE, math.inf))
     clique_vertices = [nodes[i] for i in clique.clique]
     core_nodes, peeled = peel(graph, clique_vertices)
-    core = graph.subgraph([v for v in nodes if v in core_nodes]).copy()
+    core = graph if not peeled else graph.subgraph([v for v in nodes if v in core_nodes]).copy()
     context.report({"phase": "bounds"})
     bounds = _core_bounds(core, clique.size)
     lower = bounds.value
-    incumbent, source = _greedy_incumbent(core)
+    incumbent, source = _greedy_incumbent(core, _phase_deadline(context, _GREEDY_SHARE, math.inf))
     stats: dict[str, Any] = {
         "peeled": len(peeled),
         "root_bounds": bounds.__dict__.copy(),
-        "initial_colors": 0,
+        "initial_colors": len(set(incumbent.values())),
     }
-    stats["initial_colors"] = len(set(incumbent.values()))
     settled = _settled(len(set(incumbent.values())), lower, context.global_lower)
-    sparse = nx.to_scipy_sparse_array(core, nodelist=list(core), weight=None, format="csr")
+    reason = _limit_reason(context)
+    if settled is None and reason is not None and saved_tree is None:  # no time for more than a colouring
+        return ComponentOutcome(
+            extend_coloring(graph, incumbent, peeled), lower, f"greedy:{reason}", reason, stats
+        )
+    sparse = csr_adjacency(core)
     exact_deadline = _phase_deadline(context, context.exact_share, _EXACT_CAP_SECONDS)
     if settled is None and context.exact_share > 0:  # a first short look: most SAT proofs take < 1 s
         if _exact_method(core, len(set(incumbent.values())), context.max_sat_clauses) == "sat":
@@ -342,6 +361,9 @@ def color_component(
         settled = _settled(len(set(incumbent.values())), lower, context.global_lower, "lp")
     if settled is not None:
         return ComponentOutcome(extend_coloring(graph, incumbent, peeled), lower, settled, stats=stats)
+    if core.number_of_nodes() > TREE_MAX_NODES:  # one node's expansion would be unbounded
+        coloring = extend_coloring(graph, incumbent, peeled)
+        return ComponentOutcome(coloring, lower, f"heuristic:{SIZE_LIMIT}", SIZE_LIMIT, stats)
     if context.method == "price":
         return _price_core(graph, core, peeled, incumbent, lower, context, stats, saved_tree)
     tree = _search_core(core, context, lower, incumbent, source, saved_tree, columns, pricer_stats)
@@ -449,15 +471,31 @@ def _core_bounds(core: nx.Graph, clique: int) -> ChromaticBounds:
     return ChromaticBounds(clique, *list(spectral.__dict__.values())[1:])
 
 
-def _greedy_incumbent(core: nx.Graph) -> tuple[dict[Hashable, int], str]:
-    """The best of the :data:`GREEDY_STRATEGIES` colourings, and the strategy's name."""
-    best: tuple[dict[Hashable, int], str] | None = None
-    for strategy in GREEDY_STRATEGIES:
-        coloring = dsatur_coloring(core) if strategy == "DSATUR" else nx.greedy_color(core, strategy=strategy)
-        if best is None or len(set(coloring.values())) < len(set(best[0].values())):
+def _greedy_incumbent(core: nx.Graph, deadline: float) -> tuple[dict[Hashable, int], str]:
+    """The best of the :data:`GREEDY_STRATEGIES` colourings, and the strategy's name.
+
+    DSATUR always runs; each other strategy only when, at DSATUR's pace, it would end
+    before ``deadline`` (:func:`time.perf_counter` time).
+    """
+    start = time.perf_counter()
+    best = (dsatur_coloring(core), "DSATUR")
+    pace = time.perf_counter() - start
+    for strategy in GREEDY_STRATEGIES[1:]:
+        if time.perf_counter() + pace > deadline:
+            break
+        coloring = nx.greedy_color(core, strategy=strategy)
+        if len(set(coloring.values())) < len(set(best[0].values())):
             best = (coloring, strategy)
-    assert best is not None
     return best
+
+
+def _limit_reason(context: SearchContext) -> str | None:
+    """Why the component must stop now (:data:`STOP_REASONS`), or None while time and memory are left."""
+    if context.limits.interrupted:
+        return "interrupted"
+    if context.clock.expired():
+        return "time_limit"
+    return "memory_limit" if _memory_full(context) else None
 
 
 def _price_core(

@@ -16,6 +16,10 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterable
 
 import networkx as nx
+import numpy as np
+from scipy.sparse.csgraph import connected_components
+
+from .matrices import csr_adjacency
 
 __all__ = ["components", "easy_coloring", "extend_coloring", "merge_colorings", "peel"]
 
@@ -38,15 +42,18 @@ def components(graph: nx.Graph) -> list[nx.Graph]:
     >>> [c.number_of_edges() for c in components(nx.union(nx.path_graph(2), nx.path_graph(range(2, 8))))]
     [5, 1]
     """
-    degree = dict(graph.degree)
-    isolated = [v for v in graph if degree[v] == 0]
-    matched = [v for v in graph if degree[v] == 1 and degree[next(iter(graph[v]))] == 1]
-    trivial = set(isolated).union(matched)
-    rest = graph.subgraph(v for v in graph if v not in trivial)
-    order = {v: i for i, v in enumerate(graph)}
-    parts = sorted(nx.connected_components(rest), key=lambda part: (-len(part), min(map(str, part))))
-    groups = [sorted(part, key=order.__getitem__) for part in parts] + [g for g in (matched, isolated) if g]
-    return [_closed_part(graph, nodes) for nodes in groups]
+    nodes = list(graph)
+    _, labels = connected_components(csr_adjacency(graph, nodes), directed=False)
+    by_label = np.argsort(labels, kind="stable")  # each component's vertices in graph order
+    starts = np.flatnonzero(np.diff(labels[by_label], prepend=-1))
+    members = [[nodes[i] for i in chunk] for chunk in np.split(by_label, starts[1:])] if nodes else []
+    parts = sorted(
+        (part for part in members if len(part) > 2), key=lambda part: (-len(part), min(map(str, part)))
+    )
+    order = {v: i for i, v in enumerate(nodes)}
+    matched = sorted((v for part in members if len(part) == 2 for v in part), key=order.__getitem__)
+    isolated = sorted((v for part in members if len(part) == 1 for v in part), key=order.__getitem__)
+    return [_closed_part(graph, part) for part in [*parts, matched, isolated] if part]
 
 
 def _closed_part(graph: nx.Graph, nodes: list[Hashable]) -> nx.Graph:

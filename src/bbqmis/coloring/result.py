@@ -40,8 +40,10 @@ class ColoringResult:
         True exactly when ``num_colors == lower_bound``.
     stopped : str or None
         Why the run ended before proving optimality: ``"time_limit"``, ``"node_limit"``,
-        ``"memory_limit"`` or ``"interrupted"``; None when it finished (optimal, or a
-        heuristic run that exhausted its tree).
+        ``"memory_limit"`` or ``"interrupted"``, or ``"size_limit"`` when a component's
+        core was too large for a tree (more than 5,000 vertices after peeling: it keeps
+        the heuristics' colouring); None when it finished (optimal, or a heuristic run that
+        exhausted its tree).
     stats : dict
         Search statistics: ``nodes_explored`` (node expansions, ``completions``
         of them enumerating the children a sampler missed), ``nodes_pruned``,

@@ -14,7 +14,6 @@ Samplers by name (see :func:`get_sampler`): ``"qaoa"``, ``"exact"``, ``"greedy"`
 
 from __future__ import annotations
 
-import itertools
 import math
 import time
 from collections import Counter
@@ -157,7 +156,9 @@ def iter_maximal_independent_sets(graph: nx.Graph, deadline: float = math.inf) -
             excluded = excluded | {v}
 
 
-def maximal_independent_sets(graph: nx.Graph, limit: int | None = None) -> tuple[list[frozenset], bool]:
+def maximal_independent_sets(
+    graph: nx.Graph, limit: int | None = None, *, max_elements: int | None = None
+) -> tuple[list[frozenset], bool]:
     """All maximal independent sets (at most ``limit``), largest first.
 
     Parameters
@@ -165,13 +166,16 @@ def maximal_independent_sets(graph: nx.Graph, limit: int | None = None) -> tuple
     graph : networkx.Graph
     limit : int, optional
         Stop after this many sets.
+    max_elements : int, optional
+        Stop once the sets found hold this many vertices in all (a bound on their memory:
+        about 60 bytes per vertex).
 
     Returns
     -------
     sets : list of frozenset
         Sets in a deterministic order; ``[frozenset()]`` for the empty graph.
     complete : bool
-        False when ``limit`` cut the enumeration short.
+        False when ``limit`` or ``max_elements`` cut the enumeration short.
 
     Examples
     --------
@@ -180,10 +184,22 @@ def maximal_independent_sets(graph: nx.Graph, limit: int | None = None) -> tuple
     ([[0, 2], [0, 3], [1, 3]], True)
     >>> len(maximal_independent_sets(nx.path_graph(4), limit=2)[0])
     2
+    >>> sets, complete = maximal_independent_sets(nx.path_graph(4), max_elements=3)
+    >>> len(sets), complete
+    (2, False)
     """
-    stream = iter_maximal_independent_sets(graph)
-    found = list(itertools.islice(stream, limit))
-    complete = limit is None or next(stream, None) is None
+    limit = None if limit is None else check_positive_int(limit, "limit")
+    max_elements = None if max_elements is None else check_positive_int(max_elements, "max_elements")
+    found: list[frozenset] = []
+    elements, complete = 0, True
+    for independent in iter_maximal_independent_sets(graph):
+        if (limit is not None and len(found) >= limit) or (
+            max_elements is not None and elements >= max_elements
+        ):
+            complete = False  # one set more than the caps allow
+            break
+        found.append(independent)
+        elements += len(independent)
     return sorted(found, key=lambda s: (-len(s), sorted(map(str, s)))), complete
 
 
@@ -195,6 +211,8 @@ class ExactSampler:
     limit : int, default=100_000
         Safety cap on the sets of one call; a capped call is reported incomplete
         and the search then does not claim optimality from exhaustion.
+    max_elements : int, default=2_000_000
+        The same for the vertices of the sets together (about 120 MB of sets).
 
     Examples
     --------
@@ -206,8 +224,9 @@ class ExactSampler:
 
     exhaustive = True
 
-    def __init__(self, limit: int = 100_000) -> None:
+    def __init__(self, limit: int = 100_000, max_elements: int = 2_000_000) -> None:
         self.limit = check_positive_int(limit, "limit")
+        self.max_elements = check_positive_int(max_elements, "max_elements")
 
     def sample(self, graph: nx.Graph, seed: SeedLike = None) -> Samples:
         """Every maximal independent set of ``graph``, largest first (``seed`` is unused).
@@ -224,7 +243,9 @@ class ExactSampler:
         ([[0, 2], [0, 3], [1, 3], [1, 4], [2, 4]], True)
         """
         start = time.perf_counter()
-        sets, complete = maximal_independent_sets(check_graph(graph), self.limit)
+        sets, complete = maximal_independent_sets(
+            check_graph(graph), self.limit, max_elements=self.max_elements
+        )
         return Samples(sets, complete, new_stats(calls=1, seconds=time.perf_counter() - start))
 
 

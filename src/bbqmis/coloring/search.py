@@ -47,7 +47,7 @@ from .bounds import dsatur_coloring
 from .checkpoint import Checkpoint
 from .component import ComponentOutcome, SearchContext, color_component
 from .executors import SerialExecutor
-from .limits import Clock, Every, Limits, resident_memory_gb
+from .limits import STOP_REASONS, Clock, Every, Limits, resident_memory_gb
 from .reduce import components, easy_coloring, merge_colorings
 from .result import SUMMED_STATS, ColoringResult, verify_coloring
 from .samplers import SamplerLike, get_sampler
@@ -223,7 +223,7 @@ def color_graph(
         lp_share=lp_share,
         method=method,
     )
-    stopped = any(outcome.stopped for outcome in done.values())
+    stopped = any(outcome.stopped in STOP_REASONS for outcome in done.values())
     for i, part in enumerate(parts):
         if i in done:
             continue
@@ -236,13 +236,14 @@ def color_graph(
                 done[i] = ComponentOutcome(easy[0], len(set(easy[0].values())), f"easy:{easy[1]}")
                 continue
             reason = None if stopped else ("interrupted" if limits.interrupted else "time_limit")
-            done[i] = ComponentOutcome(dsatur_coloring(part), 0, "skipped", reason)  # only coloured greedily
+            lower = min(part.number_of_nodes(), 1 + (part.number_of_edges() > 0))  # what an edge proves
+            done[i] = ComponentOutcome(dsatur_coloring(part), lower, "skipped", reason)  # coloured greedily
             stopped = True
             continue
         current["component"] = i  # a saved tree is restored even with no time left, so it is kept
         done[i] = color_component(part, context, resumed_tree)
         context.global_lower = max(context.global_lower, done[i].lower_bound)
-        stopped = done[i].stopped is not None
+        stopped = done[i].stopped in STOP_REASONS  # a core too large for the tree ends nothing else
         if not stopped:
             current["tree"] = None
             if done[i].searched:  # a finished tree: save its component
@@ -267,7 +268,8 @@ def _result(graph: nx.Graph, outcomes: list[ComponentOutcome], clock: Clock) -> 
     verify_coloring(graph, coloring)
     num_colors = len(set(coloring.values()))
     lower = min(max((outcome.lower_bound for outcome in outcomes), default=0), num_colors)
-    stopped = next((outcome.stopped for outcome in outcomes if outcome.stopped), None)
+    reasons = [outcome.stopped for outcome in outcomes if outcome.stopped]
+    stopped = next((reason for reason in reasons if reason in STOP_REASONS), next(iter(reasons), None))
     labels = {v: graph.nodes[v].get("label", v) for v in graph}
     return ColoringResult(
         coloring={labels[v]: color for v, color in coloring.items()},

@@ -285,7 +285,8 @@ class SearchState:
         >>> sorted(task.graph), task.depth, task.complete
         ([1, 3, 4], 1, True)
         """
-        digest = hashlib.blake2b(repr((self.seed, node.residual)).encode(), digest_size=8)
+        # hex, not decimal: Python refuses to print an int of more than 4300 decimal digits
+        digest = hashlib.blake2b(f"{self.seed!r} {node.residual:x}".encode(), digest_size=8)
         return Task(
             graph=self.graph.subgraph(from_bits(node.residual)).copy(),
             depth=node.depth,

@@ -17,6 +17,7 @@ from bbqmis.coloring.limits import STOP, Clock, Limits, StopRequest
 from bbqmis.coloring.master import IndexedGraph
 from bbqmis.coloring.node_lp import MAX_GRAPH_NODES, NodeLP
 from bbqmis.coloring.pricing import PricingResult, lp_bound
+from bbqmis.coloring.result import verify_coloring
 from bbqmis.solver import new_stats
 
 
@@ -60,10 +61,15 @@ def test_node_lp_refuses_a_large_graph_before_allocating() -> None:
     assert NodeLP(nx.path_graph(MAX_GRAPH_NODES), ("greedy",)).graph.n == MAX_GRAPH_NODES
 
 
-def test_large_sparse_core_searches_without_a_dense_adjacency() -> None:
-    # The Grötzsch graph (chi 4, no triangle) on a 20,000-cycle: a core of 20,011 vertices
-    # whose bounds (3) do not meet its colouring (4), so the tree runs with LP on.
-    graph = nx.union(nx.mycielski_graph(4), nx.cycle_graph(range(100, 20_100)))
+@pytest.mark.parametrize(
+    ("cycle", "how", "stopped"),
+    [(4_900, "search", "time_limit"), (20_000, "heuristic", "size_limit")],
+)
+def test_large_sparse_core_without_a_dense_adjacency(cycle: int, how: str, stopped: str) -> None:
+    # The Grötzsch graph (chi 4, no triangle) on a long cycle: a core whose bounds (3) do
+    # not meet its colouring (4). Up to TREE_MAX_NODES the tree runs (with LP on); above,
+    # the core keeps the heuristics' colouring with "size_limit".
+    graph = nx.union(nx.mycielski_graph(4), nx.cycle_graph(range(100, 100 + cycle)))
     graph.add_edge(0, 100)
     tracemalloc.start()
     try:
@@ -72,7 +78,9 @@ def test_large_sparse_core_searches_without_a_dense_adjacency() -> None:
     finally:
         tracemalloc.stop()
     assert result.num_colors == 4
-    assert [entry["how"].split(":")[0] for entry in result.stats["searched"]] == ["search"]
+    verify_coloring(graph, result.coloring)
+    assert [entry["how"].split(":")[0] for entry in result.stats["searched"]] == [how]
+    assert result.stopped == stopped
     assert peak < 150e6  # a dense 20,011 x 20,011 adjacency alone is 400 MB
 
 

@@ -520,3 +520,72 @@ def test_help_shows_the_default_of_every_option_that_has_one():
         if action.option_strings and action.default not in (None, False, argparse.SUPPRESS):
             assert "default" in (action.help or ""), action.option_strings
     assert "examples:" in parser.format_help()
+
+
+# -- a backend that does not answer: the time limit counts from the start --------------------------
+UNREACHABLE = "vqpu:http://127.0.0.1:1"  # nothing listens on port 1: every connection is refused
+
+
+def catches(pid, signum):
+    """Whether process ``pid`` has a handler installed for ``signum`` (SigCgt in /proc/PID/status)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    mask = next(line.split()[1] for line in status.splitlines() if line.startswith("SigCgt:"))
+    return bool(int(mask, 16) >> (signum - 1) & 1)
+
+
+@pytest.mark.timeout(60)
+def test_a_backend_that_does_not_answer_is_left_out_at_the_time_limit(tmp_path):
+    out = tmp_path / "result.json"
+    started = time.monotonic()
+    run = subprocess.run(
+        [sys.executable, "-m", "bbqmis", MYCIEL3, "--backend", UNREACHABLE, "--time-limit", "2"]
+        + ["--json", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=40,
+    )
+    elapsed = time.monotonic() - started
+    assert run.returncode == 0, run.stderr
+    assert 2.0 <= elapsed < 20.0, elapsed  # it waited for the backend, but not beyond the limit
+    assert "Traceback" not in run.stderr
+    said = [line for line in run.stderr.splitlines() if "did not answer within the time limit" in line]
+    assert len(said) == 1 and said[0].startswith(f"bbqmis: the backend {UNREACHABLE} "), run.stderr
+    data = json.loads(out.read_text())
+    graph = read_graph(MYCIEL3)
+    coloring = {v: data["coloring"][str(graph.nodes[v]["label"])] for v in graph}
+    assert len(data["coloring"]) == graph.number_of_nodes()
+    assert all(coloring[u] != coloring[v] for u, v in graph.edges)
+    assert data["num_colors"] == len(set(coloring.values()))
+    assert data["stopped"] == "time_limit" and data["optimal"] is False
+    assert data["stats"]["sampler"].get("circuits", 0) == 0  # nothing reached the backend
+    assert f"colours      {data['num_colors']}" in run.stdout
+
+
+@pytest.mark.timeout(60)
+def test_a_signal_while_waiting_for_the_backend_stops_without_a_result(tmp_path):
+    out = tmp_path / "result.json"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "bbqmis", MYCIEL3, "--backend", UNREACHABLE, "--json", str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 30
+    while not catches(process.pid, signal.SIGTERM) and time.monotonic() < deadline:
+        time.sleep(0.05)  # until the run handles SIGTERM: before, the signal would just kill it
+    assert process.poll() is None and catches(process.pid, signal.SIGTERM)
+    time.sleep(2.0)  # the run is waiting for the backend now (it retries for a minute)
+    assert process.poll() is None
+    sent = time.monotonic()
+    process.send_signal(signal.SIGTERM)
+    stdout, stderr = process.communicate(timeout=30)
+    assert time.monotonic() - sent < 10
+    assert process.returncode == 128 + signal.SIGTERM == 143, stderr
+    lines = [line for line in stderr.splitlines() if line]
+    before = [line for line in lines if "received before the search" in line]
+    assert before == ["bbqmis: SIGTERM received before the search: stopped without a result"], stderr
+    assert len(lines) == 2 and lines[0].startswith("bbqmis: SIGTERM received: "), stderr  # the handler's line
+    assert stdout == "" and not out.exists()

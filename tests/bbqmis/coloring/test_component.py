@@ -1,8 +1,11 @@
 import networkx as nx
+import pytest
 
+from bbqmis.coloring import component as component_module
 from bbqmis.coloring.component import ComponentOutcome, SearchContext, color_component
 from bbqmis.coloring.executors import SerialExecutor
 from bbqmis.coloring.limits import Clock, Every, Limits
+from bbqmis.coloring.reduce import easy_coloring
 from bbqmis.coloring.result import verify_coloring
 from bbqmis.coloring.samplers import ExactSampler
 
@@ -102,3 +105,75 @@ def test_the_lp_bound_closes_the_gap_that_the_clique_leaves():
     verify_coloring(graph, outcome.coloring)
     assert outcome.how in ("lp", "bounds") and outcome.num_colors == outcome.lower_bound == 7
     assert outcome.stats["lp"]["bound"] == 7 and "search" not in {r["phase"] for r in reports}
+
+
+# -- cores too large for the tree, and no time for more than a colouring ----------------------
+#: Non-easy graphs whose bounds stay below the colours without a tree (the LP phase is off:
+#: its bound would settle the random graph).
+NOT_SETTLED = {
+    "mycielski5": lambda: nx.mycielski_graph(5),
+    "mycielski6": lambda: nx.mycielski_graph(6),
+    "gnp30": lambda: nx.gnp_random_graph(30, 0.5, seed=0),
+}
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("name", sorted(NOT_SETTLED))
+def test_a_core_larger_than_the_tree_limit_keeps_the_heuristic_colouring(name, monkeypatch):
+    graph = NOT_SETTLED[name]()
+    assert easy_coloring(graph) is None
+    monkeypatch.setattr(component_module, "TREE_MAX_NODES", 5)
+    ctx, reports = context(lp_share=0.0)
+    outcome = color_component(graph, ctx)
+    verify_coloring(graph, outcome.coloring)
+    assert set(outcome.coloring) == set(graph)
+    assert outcome.how == "heuristic:size_limit" and outcome.stopped == "size_limit"
+    assert not outcome.searched and "search" not in {r["phase"] for r in reports}
+    assert graph.number_of_nodes() - outcome.stats["peeled"] > 5  # the core is over the limit
+    assert outcome.stats["root_bounds"]["clique"] <= outcome.lower_bound < outcome.num_colors
+
+
+@pytest.mark.timeout(120)
+def test_the_tree_limit_is_the_largest_core_that_is_searched(monkeypatch):
+    graph = nx.mycielski_graph(5)  # 23 vertices, no pendant vertex: the core is the graph
+    limits = Limits(node_limit=30)  # a short tree: only whether it starts matters
+    monkeypatch.setattr(component_module, "TREE_MAX_NODES", graph.number_of_nodes())
+    at, _ = context(limits, lp_share=0.0)
+    searched = color_component(graph, at)
+    assert searched.searched and searched.stats["peeled"] == 0
+    verify_coloring(graph, searched.coloring)
+    monkeypatch.setattr(component_module, "TREE_MAX_NODES", graph.number_of_nodes() - 1)
+    below, _ = context(limits, lp_share=0.0)
+    assert color_component(graph, below).how == "heuristic:size_limit"
+
+
+@pytest.mark.timeout(120)
+def test_a_size_limited_component_does_not_end_the_search_of_the_others(monkeypatch):
+    from bbqmis import color_graph
+
+    big, small = nx.mycielski_graph(5), nx.mycielski_graph(4)  # 23 and 11 vertices
+    graph = nx.disjoint_union(big, small)
+    monkeypatch.setattr(component_module, "TREE_MAX_NODES", 15)  # between the two cores
+    result = color_graph(graph, "exact", exact_share=0.0, lp_share=0.0, seed=0)
+    verify_coloring(graph, result.coloring)
+    assert set(result.coloring) == set(graph)
+    assert result.stopped == "size_limit" == result.stats["stop_reason"] and not result.optimal
+    first, second = result.stats["searched"]
+    assert first["how"] == "heuristic:size_limit"
+    assert second["how"] != "skipped" and second["how"].partition(":")[0] == "search"
+    small_vertices = range(big.number_of_nodes(), graph.number_of_nodes())
+    assert len({result.coloring[v] for v in small_vertices}) == second["colors"] == second["lower_bound"]
+    assert result.lower_bound >= second["lower_bound"]
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("name", sorted(NOT_SETTLED))
+def test_an_expired_clock_ends_the_component_with_its_greedy_colouring(name):
+    graph = NOT_SETTLED[name]()
+    ctx, reports = context(Limits(time_limit=0.0), lp_share=0.0)
+    outcome = color_component(graph, ctx)
+    verify_coloring(graph, outcome.coloring)
+    assert set(outcome.coloring) == set(graph)
+    assert outcome.how == "greedy:time_limit" and outcome.stopped == "time_limit"
+    assert outcome.lower_bound <= outcome.num_colors == outcome.stats["initial_colors"]
+    assert {r["phase"] for r in reports} == {"clique", "bounds"}  # nothing after the first colourings

@@ -15,6 +15,7 @@ from bbqmis.coloring.samplers import (
     RandomSampler,
     Samples,
     get_sampler,
+    iter_maximal_independent_sets,
     maximal_independent_sets,
 )
 
@@ -315,3 +316,87 @@ def test_bad_seed_is_rejected():
 def test_callable_sampler_removes_duplicates():
     sampler = get_sampler(lambda graph, seed: [{0, 2}, {0, 2}, {1}])
     assert sampler.sample(nx.path_graph(3)).sets == [frozenset({0, 2}), frozenset({1})]
+
+
+# -- max_elements: a cap on the vertices held by the sets of one call ----------------------
+def shortest_prefix_holding(stream, max_elements):
+    """The sets an enumeration keeps when it stops once ``max_elements`` vertices are held."""
+    kept, held = [], 0
+    for independent in stream:
+        if held >= max_elements:
+            break
+        kept.append(independent)
+        held += len(independent)
+    return kept
+
+
+@pytest.mark.timeout(60)
+def test_maximal_independent_sets_stop_once_max_elements_vertices_are_held(graphs):
+    for graph in [*graphs(12, seed=41, max_nodes=9), nx.cycle_graph(9), nx.petersen_graph()]:
+        every = list(iter_maximal_independent_sets(graph))
+        total = sum(map(len, every))
+        for cap in sorted({1, 2, 3, total // 2 or 1, total - 1 or 1, total, total + 1}):
+            sets, complete = maximal_independent_sets(graph, max_elements=cap)
+            expected = shortest_prefix_holding(every, cap)
+            assert set(sets) == set(expected) and len(sets) == len(expected)
+            assert all(is_maximal_independent(graph, s) for s in sets)
+            held = sum(map(len, sets))
+            assert complete is (len(sets) == len(every))  # incomplete only when a set was left out
+            if not complete:
+                # Stopped after the first set that reached the cap: without it, fewer were held.
+                assert held >= cap > held - len(expected[-1])
+            if cap >= total:
+                assert complete and set(sets) == set(every)
+
+
+@pytest.mark.timeout(30)
+def test_maximal_independent_sets_cap_boundary_on_a_cycle():
+    graph = nx.cycle_graph(9)  # P(9) = 12 maximal independent sets
+    every = list(iter_maximal_independent_sets(graph))
+    total = sum(map(len, every))
+    assert maximal_independent_sets(graph, max_elements=total)[1] is True
+    assert maximal_independent_sets(graph, max_elements=total + 10)[1] is True
+    held_before_last = total - len(every[-1])
+    sets, complete = maximal_independent_sets(graph, max_elements=held_before_last)
+    assert (len(sets), complete) == (len(every) - 1, False)  # the last set was left out
+    just_above = maximal_independent_sets(graph, max_elements=held_before_last + 1)
+    assert just_above == maximal_independent_sets(graph)  # the last set is taken: nothing left out
+
+
+@pytest.mark.timeout(30)
+def test_maximal_independent_sets_of_the_empty_graph_with_a_cap():
+    assert maximal_independent_sets(nx.Graph(), max_elements=1) == ([frozenset()], True)
+
+
+@pytest.mark.timeout(30)
+def test_maximal_independent_sets_with_both_caps_stops_at_the_first_reached():
+    graph = nx.cycle_graph(9)
+    by_count, complete = maximal_independent_sets(graph, limit=2, max_elements=10**6)
+    assert (len(by_count), complete) == (2, False)
+    by_elements, complete = maximal_independent_sets(graph, limit=10**6, max_elements=4)
+    every = list(iter_maximal_independent_sets(graph))
+    assert set(by_elements) == set(shortest_prefix_holding(every, 4)) and complete is False
+
+
+@pytest.mark.timeout(30)
+def test_exact_sampler_with_max_elements_reports_an_incomplete_sample():
+    graph = nx.cycle_graph(9)
+    full = ExactSampler().sample(graph)
+    total = sum(map(len, full.sets))
+    assert full.complete is True and ExactSampler().max_elements >= total
+    last = list(iter_maximal_independent_sets(graph))[-1]
+    capped = ExactSampler(max_elements=total - len(last)).sample(graph)  # every set but the last
+    assert capped.complete is False and set(capped.sets) == set(full.sets) - {last}
+    # A cap below the total that the last set reaches leaves nothing out.
+    assert ExactSampler(max_elements=total - len(last) + 1).sample(graph).complete is True
+    at = ExactSampler(max_elements=total).sample(graph)
+    assert at.complete is True and set(at.sets) == set(full.sets)
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize("value", [0, -1, 1.5, True, "3"])
+def test_exact_sampler_refuses_a_bad_max_elements(value):
+    with pytest.raises(InvalidParameterError) as excinfo:
+        ExactSampler(max_elements=value)
+    assert str(excinfo.value) == f"max_elements must be a positive integer, got {value!r}"
+    assert isinstance(excinfo.value, ValueError)

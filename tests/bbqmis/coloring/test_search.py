@@ -218,6 +218,14 @@ def test_the_time_limit_holds_between_many_components_and_easy_ones_stay_exact()
     assert result.lower_bound == 3  # the triangle is settled at no cost, limit or not
 
 
+def test_components_skipped_for_the_time_limit_still_prove_what_an_edge_proves():
+    graph = nx.disjoint_union_all([nx.mycielski_graph(4), nx.mycielski_graph(5)])
+    result = color_graph(graph, "greedy", time_limit=0.0)
+    verify_coloring(graph, result.coloring)
+    assert result.stats["searched"] == []  # nothing searched: both skipped
+    assert result.stopped == "time_limit" and result.lower_bound == 2 < result.num_colors
+
+
 def test_a_run_stopped_before_its_last_components_resumes_from_its_checkpoint(tmp_path):
     parts = [nx.mycielski_graph(5), nx.mycielski_graph(4), nx.mycielski_graph(4)]
     graph = nx.disjoint_union_all(parts)

@@ -1,5 +1,7 @@
 """The manager's search tree: queue, incumbent, seen residuals (bbqmis.coloring.tree)."""
 
+import math
+
 import networkx as nx
 import pytest
 from hypothesis import given
@@ -120,6 +122,26 @@ def test_task_carries_the_residual_graph_and_a_seed_derived_from_it():
     assert task.seed != search.task(Node((0b000011,), 0b111100, 2), 0.0).seed
     assert task.seed != state(graph, sampler=GreedySampler(), seed=4).task(item, 0.0).seed
     assert 0 <= task.seed < 2**63
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("kind", ["edgeless", "sparse"])
+def test_task_of_a_residual_of_more_than_15000_vertices(kind):
+    # The residual's int has over 4300 decimal digits: Python refuses to print it in decimal.
+    n = 15_000
+    graph = nx.empty_graph(n) if kind == "edgeless" else nx.gnm_random_graph(n, 2 * n, seed=4)
+    search = state(graph, sampler=GreedySampler(), seed=11)
+    everything = to_bits(range(n))
+    assert everything.bit_length() * math.log10(2) > 4300
+    task = search.task(Node((), everything, 1), deadline=5.0)
+    assert task.graph.number_of_nodes() == n and set(task.graph) == set(graph)
+    assert task.graph.number_of_edges() == graph.number_of_edges()
+    again = search.task(Node((0b1,), everything, 3), deadline=9.0)
+    assert again.seed == task.seed and 0 <= task.seed < 2**63  # the same residual, the same seed
+    fewer = to_bits(range(1, n))
+    other = search.task(Node((0b1,), fewer, 1), deadline=5.0)
+    assert other.seed != task.seed and sorted(other.graph) == list(range(1, n))
+    assert state(graph, sampler=GreedySampler(), seed=12).task(Node((), everything, 1), 5.0).seed != task.seed
 
 
 def test_task_is_complete_for_a_completion_node_or_an_exhaustive_sampler():
