@@ -49,6 +49,8 @@ def _fields(content: str, line: str, where: tuple[str, int]) -> list[str]:
 
 def _label(token: str, line: str, where: tuple[str, int]) -> int | str:
     """A vertex label: an ``int`` for an integer literal, else the token itself."""
+    if token.isdecimal() and len(token) <= MAX_INT_DIGITS:  # the common case, without a regex
+        return int(token)
     if not LABEL_RE.fullmatch(token) or _JOINED_RE.fullmatch(token):
         raise format_error(
             *where,
