@@ -33,11 +33,25 @@ from .mis import qaoa
 from .mis.classical import simulated_annealing
 from .mis.problem import MISProblem, bits_from_strings
 
-__all__ = ["DEFAULT_MAX_QUBITS", "MISSamples", "QuantumMISSolver", "Stats", "add_stats", "new_stats"]
+__all__ = [
+    "ANNEALING_WORK",
+    "DEFAULT_MAX_QUBITS",
+    "MISSamples",
+    "QuantumMISSolver",
+    "Stats",
+    "add_stats",
+    "annealing_reads",
+    "new_stats",
+]
 
 #: Widest circuit sent to a backend when ``max_qubits`` is not given: a statevector of more
 #: qubits takes GBs and minutes per circuit on a simulator.
 DEFAULT_MAX_QUBITS = 24
+
+#: Spin updates (reads x sweeps x (vertices + edges)) of one annealing call (the fallback, or
+#: the annealing sampler), about a second: a wide residual gets fewer reads than asked for
+#: rather than minutes of annealing that no deadline can stop.
+ANNEALING_WORK = 500_000_000
 
 #: Counters of :attr:`MISSamples.stats` and :attr:`QuantumMISSolver.stats`.
 STAT_KEYS = ("calls", "circuits", "shots", "quantum_seconds", "cut_problems", "fallbacks", "seconds")
@@ -194,6 +208,28 @@ class MISSamples:
         return np.array([problem.repair(row, seed=rng) for row in self.bits], dtype=np.uint8)
 
 
+def annealing_reads(shots: int, sweeps: int, size: int) -> int:
+    """Annealing reads of one call: ``shots``, or as many as :data:`ANNEALING_WORK` allows (at least 1).
+
+    Parameters
+    ----------
+    shots : int
+        Reads wanted (the circuit's shots).
+    sweeps : int
+        Sweeps per read.
+    size : int
+        Vertices plus edges of the problem: the work of one sweep.
+
+    Examples
+    --------
+    >>> annealing_reads(1024, 200, 100)  # a small problem: every shot
+    1024
+    >>> annealing_reads(1024, 200, 250_000)  # a dense 1,000-vertex residual
+    10
+    """
+    return max(1, min(shots, ANNEALING_WORK // max(1, sweeps * size)))
+
+
 class QuantumMISSolver:
     """Single-layer QAOA sampling of MIS QUBOs on any backend, with cutting and a fallback.
 
@@ -218,7 +254,8 @@ class QuantumMISSolver:
         that needs more falls back to annealing. Cutting is not tried for a problem of
         more than ``(cuts + 1) * max_qubits`` vertices, which no plan within the bound fits.
     fallback_sweeps : int, default=200
-        Sweeps of the annealing fallback.
+        Sweeps of the annealing fallback, which takes ``shots`` reads, or fewer on a
+        problem so large that they would exceed :data:`ANNEALING_WORK` (:func:`annealing_reads`).
 
     Attributes
     ----------
@@ -366,23 +403,26 @@ class QuantumMISSolver:
 
     def _sample(self, problem: MISProblem, rng: np.random.Generator, stats: Stats) -> MISSamples:
         width = self.width()
-        angles = qaoa.optimize(problem)
         seed = int(rng.integers(2**31))
         if problem.num_nodes <= width:
-            counts = qaoa.sample(problem, angles, self.device(), shots=self.shots, seed=seed)
+            counts = qaoa.sample(problem, qaoa.optimize(problem), self.device(), shots=self.shots, seed=seed)
             return MISSamples.from_counts(counts, problem.num_nodes, stats)
-        cut_counts = self._cut(problem, angles, width, seed)
+        cut_counts = self._cut(problem, width, seed)
         if cut_counts is not None:
             stats["cut_problems"] += 1
             return MISSamples.from_counts(cut_counts, problem.num_nodes, stats)
         stats["fallbacks"] += 1
-        rows = simulated_annealing(problem, num_reads=self.shots, num_sweeps=self.fallback_sweeps, seed=rng)
+        reads = annealing_reads(self.shots, self.fallback_sweeps, problem.num_nodes + len(problem.edges))
+        rows = simulated_annealing(problem, num_reads=reads, num_sweeps=self.fallback_sweeps, seed=rng)
         return MISSamples.from_rows(rows, stats)
 
-    def _cut(
-        self, problem: MISProblem, angles: qaoa.QAOAAngles, width: int, seed: int
-    ) -> dict[str, int] | None:
-        """Counts through circuit cutting, or None when no plan within the bounds exists."""
+    def _cut(self, problem: MISProblem, width: int, seed: int) -> dict[str, int] | None:
+        """Counts through circuit cutting, or None when no plan within the bounds exists.
+
+        The angles are optimised only for a problem that has a plan: on a problem far
+        wider than the device (a residual of a thousand vertices, say) the closed-form
+        energy alone would take time and memory that the fallback does not need.
+        """
         if not self.cut:
             return None
         max_cuts = int(math.log(max(self.max_cut_overhead, 1.0)) / math.log(16.0) + 1e-9)
@@ -394,6 +434,7 @@ class QuantumMISSolver:
             plan = cutting.cut_qaoa(problem, width, max_overhead=self.max_cut_overhead)
         except cutting.CuttingError:  # no separator, too costly, or a layout cut_wires cannot take
             return None
+        angles = qaoa.optimize(problem)
         return cutting.sample(
             plan, (angles.gamma, angles.beta), self.device(), self.shots, self.shots, seed=seed
         )

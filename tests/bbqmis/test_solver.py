@@ -9,11 +9,19 @@ import networkx as nx
 import numpy as np
 import pytest
 
+import bbqmis.solver as solver_module
 from backends import record_timings
 from bbqmis.mis.classical import maximum_independent_set
 from bbqmis.mis.errors import InvalidParameterError
 from bbqmis.mis.problem import MISProblem
-from bbqmis.solver import DEFAULT_MAX_QUBITS, MISSamples, QuantumMISSolver, add_stats, new_stats
+from bbqmis.solver import (
+    DEFAULT_MAX_QUBITS,
+    MISSamples,
+    QuantumMISSolver,
+    add_stats,
+    annealing_reads,
+    new_stats,
+)
 from cutting import kd_clustered_graph
 
 
@@ -110,6 +118,29 @@ def test_wide_problem_without_cutting_falls_back_to_annealing():
     assert int(samples.counts.sum()) == 64
     assert samples.bits.shape[1] == 7
     assert all(problem.is_maximal(row) for row in samples.repaired(problem, seed=0))
+
+
+def test_a_problem_far_wider_than_the_device_is_annealed_without_optimising_angles(monkeypatch):
+    # A dense residual of a thousand vertices made the closed-form energy ask for 14 GiB
+    # before the fallback, which needs no angles.
+    def refuse(problem):
+        raise AssertionError("angles optimised for a problem that no circuit runs")
+
+    monkeypatch.setattr(solver_module.qaoa, "optimize", refuse)
+    problem = MISProblem(nx.gnp_random_graph(200, 0.3, seed=1))  # more than (cuts + 1) x width
+    samples = QuantumMISSolver("aer", shots=64, max_qubits=5, fallback_sweeps=20).sample(problem, seed=0)
+    assert samples.stats["fallbacks"] == 1 and samples.stats["circuits"] == 0
+    assert all(problem.is_maximal(row) for row in samples.repaired(problem, seed=0))
+
+
+def test_the_fallback_takes_fewer_reads_when_they_would_exceed_the_annealing_work(monkeypatch):
+    problem = MISProblem(nx.cycle_graph(40))
+    size = problem.num_nodes + len(problem.edges)
+    monkeypatch.setattr(solver_module, "ANNEALING_WORK", 20 * size * 7)  # 7 reads of 20 sweeps
+    solver = QuantumMISSolver("aer", shots=64, max_qubits=4, cut=False, fallback_sweeps=20)
+    samples = solver.sample(problem, seed=0)
+    assert samples.stats["fallbacks"] == 1
+    assert int(samples.counts.sum()) == annealing_reads(64, 20, size) == 7
 
 
 def test_problem_without_a_small_separator_falls_back_even_with_cutting():

@@ -29,7 +29,7 @@ from backends.validation import SeedLike, build_named, check_positive_int, check
 
 from ..mis.classical import check_beta_range, simulated_annealing
 from ..mis.problem import MISProblem, check_graph
-from ..solver import MISSamples, QuantumMISSolver, Stats, add_stats, new_stats
+from ..solver import MISSamples, QuantumMISSolver, Stats, add_stats, annealing_reads, new_stats
 
 __all__ = [
     "MISSampler",
@@ -375,7 +375,8 @@ class AnnealingSampler(_BitstringSampler):
     Parameters
     ----------
     shots : int, default=64
-        Annealing reads per component.
+        Annealing reads per component, fewer on a component so large that they would
+        exceed :data:`bbqmis.solver.ANNEALING_WORK` spin updates.
     max_sets : int, default=64
     beta_range : (float, float), default=(0.1, 100.0)
         Inverse-temperature schedule; an explicit range reaches the optimum far more
@@ -405,8 +406,9 @@ class AnnealingSampler(_BitstringSampler):
         self.sweeps = check_positive_int(sweeps, "sweeps")
 
     def _samples(self, problem: MISProblem, rng: np.random.Generator) -> MISSamples:
+        reads = annealing_reads(self.shots, self.sweeps, problem.num_nodes + len(problem.edges))
         rows = simulated_annealing(
-            problem, num_reads=self.shots, num_sweeps=self.sweeps, beta_range=self.beta_range, seed=rng
+            problem, num_reads=reads, num_sweeps=self.sweeps, beta_range=self.beta_range, seed=rng
         )
         return MISSamples.from_rows(rows, new_stats())
 

@@ -380,13 +380,18 @@ class ClosedForm:
         """
         return float(max(np.abs(self._J).max(initial=0.0), np.abs(self._h).max(initial=0.0)))
 
-    def coefficients(self, gamma: npt.ArrayLike) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def coefficients(
+        self, gamma: npt.ArrayLike, *, chunk: int = 1 << 22
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Energy terms of ``sin 2beta``, ``sin 4beta / 2`` and ``sin^2 2beta / 2``.
 
         Parameters
         ----------
         gamma : array-like of shape (k,)
             Cost angles (radians).
+        chunk : int
+            Upper bound on the temporary array size (elements) per batch of ``gamma``
+            (one ``gamma`` at a time takes ``O(n + m + triangles)`` whatever the bound).
 
         Returns
         -------
@@ -406,9 +411,19 @@ class ClosedForm:
         >>> a.round(6).tolist(), b.round(6).tolist(), c.round(6).tolist()
         ([0.0, 0.0], [0.0, 0.479426], [0.0, 0.0])
         """
+        flat = check_finite_array(gamma, "gamma").reshape(-1)
+        step = max(1, chunk // self._width)
+        if flat.size <= step:
+            return self._coefficients(flat)
+        parts = [self._coefficients(flat[i : i + step]) for i in range(0, flat.size, step)]
+        a, b, c = (np.concatenate(column) for column in zip(*parts, strict=True))
+        return a, b, c
+
+    def _coefficients(self, gamma: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`coefficients` for finite ``gamma`` of shape (k,), in one batch."""
         n, m = self._h.size, self._J.size
         eu, ev = self._edges[:, 0], self._edges[:, 1]
-        g2 = 2 * check_finite_array(gamma, "gamma").reshape(-1, 1)
+        g2 = 2 * gamma.reshape(-1, 1)
         angles = g2 * self._angles
         cosines, sines = np.cos(angles), np.sin(angles)
         cos_h, cos_j, sin_h = cosines[:, :n], cosines[:, n:], sines[:, :n]
@@ -458,13 +473,7 @@ class ClosedForm:
         [[-0.5, -0.5], [-0.4067, -0.2766], [-0.3362, -0.1079]]
         """
         gamma, beta = check_finite_array(gamma, "gamma"), check_finite_array(beta, "beta")
-        flat = gamma.reshape(-1)
-        step = max(1, chunk // self._width)
-        if flat.size <= step:
-            a, b, c = self.coefficients(flat)
-        else:
-            parts = [self.coefficients(flat[i : i + step]) for i in range(0, flat.size, step)]
-            a, b, c = (np.concatenate(column) for column in zip(*parts, strict=True))
+        a, b, c = self.coefficients(gamma, chunk=chunk)
         if gamma.ndim == 0:  # numpy scalars: cheaper arithmetic than 0-d arrays
             a, b, c = a[0], b[0], c[0]
         else:

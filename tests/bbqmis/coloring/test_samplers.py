@@ -5,6 +5,7 @@ import networkx as nx
 import numpy as np
 import pytest
 
+import bbqmis.solver as solver_module
 from bbqmis import InvalidParameterError
 from bbqmis.coloring.samplers import (
     AnnealingSampler,
@@ -18,6 +19,7 @@ from bbqmis.coloring.samplers import (
     iter_maximal_independent_sets,
     maximal_independent_sets,
 )
+from bbqmis.mis.problem import MISProblem
 
 
 def first_fit_sets(graph, seed):
@@ -400,3 +402,13 @@ def test_exact_sampler_refuses_a_bad_max_elements(value):
         ExactSampler(max_elements=value)
     assert str(excinfo.value) == f"max_elements must be a positive integer, got {value!r}"
     assert isinstance(excinfo.value, ValueError)
+
+
+def test_annealing_takes_fewer_reads_on_a_graph_too_large_for_its_work_bound(monkeypatch):
+    graph = nx.cycle_graph(30)
+    size = graph.number_of_nodes() + graph.number_of_edges()
+    monkeypatch.setattr(solver_module, "ANNEALING_WORK", 10 * size * 5)  # 5 reads of 10 sweeps
+    samples = AnnealingSampler(shots=64, sweeps=10).sample(graph, seed=0)
+    problem = MISProblem(graph)
+    assert 1 <= len(samples.sets) <= 5  # one set per read at most
+    assert all(problem.is_maximal(problem.to_bits(s)) for s in samples.sets)

@@ -196,3 +196,14 @@ def test_sample_on_aer_matches_the_exact_distribution():
     assert tvd < 0.03
     energy = sum(problem.cost(k) * c for k, c in counts.items()) / shots
     assert energy == pytest.approx(angles.energy, abs=0.05)
+
+
+@pytest.mark.parametrize("chunk", [1, 2_000, 1 << 22])
+def test_coefficients_in_chunks_of_gamma_equal_one_batch(chunk):
+    energy = qaoa.ClosedForm(MISProblem(nx.gnp_random_graph(30, 0.3, seed=4)), method="sparse")
+    gammas = np.linspace(0.01, 3.0, 41)
+    whole = energy.coefficients(gammas, chunk=1 << 40)
+    parts = energy.coefficients(gammas, chunk=chunk)
+    for expected, found in zip(whole, parts, strict=True):
+        assert found.shape == (41,)
+        np.testing.assert_allclose(found, expected, rtol=0, atol=1e-12)
