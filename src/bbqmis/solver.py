@@ -185,6 +185,17 @@ class MISSamples:
         order = np.lexsort((np.arange(len(counts)), -counts))
         return cls(unique[order], counts[order].astype(np.int64), stats)
 
+    def most_frequent(self, k: int) -> MISSamples:
+        """The ``k`` most frequent distinct bitstrings (all of them if fewer), same statistics.
+
+        Examples
+        --------
+        >>> samples = MISSamples.from_rows(np.array([[1, 0], [0, 1], [0, 1]]), new_stats())
+        >>> samples.most_frequent(1).bits.tolist(), samples.most_frequent(1).counts.tolist()
+        ([[0, 1]], [2])
+        """
+        return MISSamples(self.bits[:k], self.counts[:k], self.stats)
+
     def repaired(self, problem: MISProblem, seed: SeedLike = None) -> np.ndarray:
         """Each row repaired to a maximal independent set (:meth:`MISProblem.repair`).
 

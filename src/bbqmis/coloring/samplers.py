@@ -32,6 +32,7 @@ from ..mis.problem import MISProblem, check_graph
 from ..solver import MISSamples, QuantumMISSolver, Stats, add_stats, annealing_reads, new_stats
 
 __all__ = [
+    "REPAIR_WORK",
     "MISSampler",
     "Samples",
     "ExactSampler",
@@ -310,6 +311,10 @@ class _BitstringSampler:
     def sample(self, graph: nx.Graph, seed: SeedLike = None) -> Samples:
         """Distinct maximal independent sets, most frequently sampled first.
 
+        Each distinct bitstring is repaired to a maximal independent set; on a component
+        so large that repairing them all would exceed :data:`REPAIR_WORK` visits, only
+        the most frequent are (at least ``max_sets``).
+
         Raises
         ------
         InvalidParameterError
@@ -330,6 +335,8 @@ class _BitstringSampler:
                 continue
             problem = MISProblem(graph.subgraph(nodes), penalty=self.penalty)
             samples = self._samples(problem, rng)
+            size = problem.num_nodes + len(problem.edges)
+            samples = samples.most_frequent(max(self.max_sets, REPAIR_WORK // size))  # repairs' cost
             add_stats(stats, samples.stats, skip=_PER_CALL)
             sets = np.empty(len(samples.counts), dtype=object)
             sets[:] = [problem.to_nodes(bits) for bits in samples.repaired(problem, rng)]
@@ -339,6 +346,10 @@ class _BitstringSampler:
         stats["seconds"] += time.perf_counter() - start
         return Samples([s for s, _ in joint.most_common(self.max_sets)], False, stats)
 
+
+#: Vertex and edge visits of the repairs of one component's samples, about a second: on a
+#: large component only the most frequent bitstrings are repaired (at least ``max_sets``).
+REPAIR_WORK = 25_000_000
 
 #: Counters of the shared solver that the sampler keeps per ``sample`` call instead.
 _PER_CALL = ("calls", "seconds")

@@ -5,6 +5,7 @@ import networkx as nx
 import numpy as np
 import pytest
 
+import bbqmis.coloring.samplers as samplers_module
 import bbqmis.solver as solver_module
 from bbqmis import InvalidParameterError
 from bbqmis.coloring.samplers import (
@@ -412,3 +413,26 @@ def test_annealing_takes_fewer_reads_on_a_graph_too_large_for_its_work_bound(mon
     problem = MISProblem(graph)
     assert 1 <= len(samples.sets) <= 5  # one set per read at most
     assert all(problem.is_maximal(problem.to_bits(s)) for s in samples.sets)
+
+
+def test_only_the_most_frequent_bitstrings_are_repaired_on_a_large_component(monkeypatch):
+    graph = nx.cycle_graph(30)
+    size = graph.number_of_nodes() + graph.number_of_edges()
+    repaired = []
+    original = MISProblem.repair
+
+    def counting(self, bits, seed=None):
+        repaired.append(1)
+        return original(self, bits, seed=seed)
+
+    monkeypatch.setattr(MISProblem, "repair", counting)
+    monkeypatch.setattr(samplers_module, "REPAIR_WORK", size * 10)  # ten repairs
+    samples = RandomSampler(shots=256, max_sets=4).sample(graph, seed=0)
+    assert len(repaired) == 10  # of 256 distinct random bitstrings
+    problem = MISProblem(graph)
+    assert 1 <= len(samples.sets) <= 4
+    assert all(problem.is_maximal(problem.to_bits(s)) for s in samples.sets)
+    repaired.clear()
+    monkeypatch.setattr(samplers_module, "REPAIR_WORK", 1)  # never fewer than max_sets
+    RandomSampler(shots=256, max_sets=4).sample(graph, seed=0)
+    assert len(repaired) == 4
