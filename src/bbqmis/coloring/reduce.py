@@ -29,6 +29,9 @@ Coloring = dict[Hashable, int]
 def components(graph: nx.Graph) -> list[nx.Graph]:
     """Connected components as graphs of their own, largest first; the trivial ones in two last parts.
 
+    A connected graph of more than two vertices is returned as it is, not copied (its
+    node attributes included); callers must not change the parts.
+
     The single edges are put together (a matching, coloured with two colours) and so are
     the isolated vertices (an edgeless graph, one colour), so that a graph of many of
     them costs one part each, not one per component.
@@ -50,6 +53,8 @@ def components(graph: nx.Graph) -> list[nx.Graph]:
     parts = sorted(
         (part for part in members if len(part) > 2), key=lambda part: (-len(part), min(map(str, part)))
     )
+    if len(parts) == 1 and len(parts[0]) == len(nodes):  # connected: no copy (a second of a million edges)
+        return [graph]
     order = {v: i for i, v in enumerate(nodes)}
     matched = sorted((v for part in members if len(part) == 2 for v in part), key=order.__getitem__)
     isolated = sorted((v for part in members if len(part) == 1 for v in part), key=order.__getitem__)

@@ -158,3 +158,10 @@ def test_components_of_equal_size_are_ordered_by_their_smallest_label():
     parts = components(graph)
     assert [sorted(p) for p in parts] == [["a", "b", "c"], ["x", "y", "z"]]
     assert [list(p) for p in parts] == [in_graph_order(graph, "abc"), in_graph_order(graph, "xyz")]
+
+
+def test_a_connected_graph_is_its_own_part_without_a_copy():
+    graph = nx.petersen_graph()
+    assert components(graph)[0] is graph
+    split = nx.union(nx.petersen_graph(), nx.path_graph(range(10, 13)))
+    assert all(part is not split for part in components(split))
