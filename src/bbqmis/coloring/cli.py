@@ -159,7 +159,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=real(0.0, MAX_SECONDS),
         default=None,
         metavar="S",
-        help="stop after S seconds of this run (a resumed run gets S seconds more)",
+        help="stop after S seconds of this run, reading the graph included (a resumed run: S more)",
     )
     parser.add_argument(
         "--memory-limit",
