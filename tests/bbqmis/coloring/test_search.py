@@ -235,3 +235,15 @@ def test_a_run_stopped_before_its_last_components_resumes_from_its_checkpoint(tm
     resumed = color_graph(graph, "exact", checkpoint=checkpoint, resume=True)
     verify_coloring(graph, resumed.coloring)
     assert resumed.optimal and resumed.num_colors == 5
+
+
+@pytest.mark.parametrize("method", ["bbq", "price"])
+def test_the_graph_is_left_as_it_was(method):
+    # A connected graph is its own component (not copied), and a core without peeled
+    # vertices is that graph: no phase may change it.
+    graph = nx.mycielski_graph(5)
+    nx.set_node_attributes(graph, {v: f"v{v}" for v in graph}, "label")
+    before = (list(graph.nodes(data=True)), sorted(graph.edges(data=True)), dict(graph.graph))
+    result = color_graph(graph, "exact", method=method, seed=0)
+    assert result.optimal and result.num_colors == 5
+    assert (list(graph.nodes(data=True)), sorted(graph.edges(data=True)), dict(graph.graph)) == before
