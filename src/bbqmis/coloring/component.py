@@ -57,7 +57,7 @@ from .branch_price import branch_and_price, pricers_for
 from .checkpoint import dump_price, dump_search, restore_price, restore_search
 from .clique import graph_clique
 from .dsatur_exact import exact_coloring
-from .limits import STOP_REASONS, Clock, Every, Limits, resident_memory_gb
+from .limits import STOP_MEMORY_SHARE, STOP_REASONS, Clock, Every, Limits, resident_memory_gb
 from .matrices import csr_adjacency
 from .node_lp import MAX_GRAPH_NODES, NodeLP
 from .pricing import device_work, lp_bound
@@ -104,8 +104,6 @@ _GREEDY_SHARE = 0.05
 EXACT_MAX_NODES = 200
 #: Longest exact DSATUR and TabuCol phases, in seconds, whatever the time limit.
 _EXACT_CAP_SECONDS, _LOCAL_CAP_SECONDS = 60.0, 10.0
-#: Share of the memory limit at which branch-and-price stops (as the tree does).
-_STOP_MEMORY = 0.9
 #: Seconds of the first SAT attempt, before TabuCol (within the exact share).
 _FIRST_SAT_SECONDS = 1.0
 #: TabuCol moves per colour count tried: a few hundred per vertex, so a small core whose
@@ -298,7 +296,7 @@ def color_component(
         "initial_colors": len(set(incumbent.values())),
     }
     settled = _settled(len(set(incumbent.values())), lower, context.global_lower)
-    reason = _limit_reason(context)
+    reason = context.clock.stop_reason()
     if settled is None and reason is not None and saved_tree is None:  # no time for more than a colouring
         return ComponentOutcome(
             extend_coloring(graph, incumbent, peeled), lower, f"greedy:{reason}", reason, stats
@@ -397,7 +395,7 @@ def _phase_deadline(context: SearchContext, share: float, cap: float) -> float:
 
 def _memory_full(context: SearchContext) -> bool:
     """Whether the process holds the share of the memory limit at which searches stop."""
-    return context.limits.memory_used() >= _STOP_MEMORY
+    return context.limits.memory_used() >= STOP_MEMORY_SHARE
 
 
 def _exact_method(core: nx.Graph, colors: int, max_sat_clauses: int) -> str | None:
@@ -487,15 +485,6 @@ def _greedy_incumbent(core: nx.Graph, deadline: float) -> tuple[dict[Hashable, i
         if len(set(coloring.values())) < len(set(best[0].values())):
             best = (coloring, strategy)
     return best
-
-
-def _limit_reason(context: SearchContext) -> str | None:
-    """Why the component must stop now (:data:`STOP_REASONS`), or None while time and memory are left."""
-    if context.limits.interrupted:
-        return "interrupted"
-    if context.clock.expired():
-        return "time_limit"
-    return "memory_limit" if _memory_full(context) else None
 
 
 def _price_core(

@@ -36,6 +36,7 @@ from backends.validation import check_nonnegative, check_positive_int
 
 __all__ = [
     "STOP",
+    "STOP_MEMORY_SHARE",
     "STOP_REASONS",
     "Clock",
     "Every",
@@ -51,6 +52,9 @@ STOP_REASONS = ("time_limit", "node_limit", "memory_limit", "interrupted")
 
 #: Share of the available memory that the default memory limit allows.
 _DEFAULT_MEMORY_SHARE = 0.5
+
+#: Share of the memory limit at which every phase stops (``"memory_limit"``).
+STOP_MEMORY_SHARE = 0.9
 
 
 class StopRequest:
@@ -404,6 +408,28 @@ class Clock:
         False
         """
         return self.limits.time_reached(self.run_elapsed())
+
+    def stop_reason(self) -> str | None:
+        """Why the run must stop now, or None while it may go on.
+
+        Returns
+        -------
+        str or None
+            ``"interrupted"`` after a stop request, ``"time_limit"`` once this run's time
+            is up, ``"memory_limit"`` at :data:`STOP_MEMORY_SHARE` of the memory limit.
+
+        Examples
+        --------
+        >>> Clock(Limits(time_limit=0, stop=StopRequest())).stop_reason()
+        'time_limit'
+        >>> Clock(Limits(time_limit=60, memory_limit=1000.0, stop=StopRequest())).stop_reason() is None
+        True
+        """
+        if self.limits.interrupted:
+            return "interrupted"
+        if self.expired():
+            return "time_limit"
+        return "memory_limit" if self.limits.memory_used() >= STOP_MEMORY_SHARE else None
 
     def deadline(self, share: float = 1.0) -> float:
         """Absolute :func:`time.perf_counter` time at which a phase must stop.

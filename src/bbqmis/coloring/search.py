@@ -235,7 +235,7 @@ def color_graph(
             if easy is not None:  # exact at no cost, whatever the limits
                 done[i] = ComponentOutcome(easy[0], len(set(easy[0].values())), f"easy:{easy[1]}")
                 continue
-            reason = None if stopped else ("interrupted" if limits.interrupted else "time_limit")
+            reason = None if stopped else clock.stop_reason()
             lower = min(part.number_of_nodes(), 1 + (part.number_of_edges() > 0))  # what an edge proves
             done[i] = ComponentOutcome(dsatur_coloring(part), lower, "skipped", reason)  # coloured greedily
             stopped = True

@@ -21,15 +21,16 @@ from typing import Any
 
 from .executors import executor_workers
 from .expand import expand
-from .limits import Every, Limits
+from .limits import STOP_MEMORY_SHARE, Every, Limits
 from .tree import Node, SearchState, progress_snapshot
 
 __all__ = ["TreeOutcome", "run_tree"]
 
 #: Longest wait for a worker between two looks at the limits, in seconds.
 _POLL_SECONDS = 0.5
-#: Fractions of the memory limit at which the search turns frugal, and at which it stops.
-_FRUGAL_MEMORY, _STOP_MEMORY = 0.6, 0.9
+#: Fraction of the memory limit at which the search turns frugal (it stops at
+#: :data:`~bbqmis.coloring.limits.STOP_MEMORY_SHARE`).
+_FRUGAL_MEMORY = 0.6
 
 
 @dataclass
@@ -182,7 +183,7 @@ def _limit_reached(
             events.append("dropped-seen")
             search.seen.clear()
         used = limits.memory_used()
-    if used >= _STOP_MEMORY:
+    if used >= STOP_MEMORY_SHARE:
         return "memory_limit"
     return None
 

@@ -13,6 +13,7 @@ import pytest
 
 from bbqmis.coloring.limits import (
     STOP,
+    STOP_MEMORY_SHARE,
     STOP_REASONS,
     Clock,
     Every,
@@ -192,3 +193,14 @@ def test_signals_are_left_alone_outside_the_main_thread():
     thread.start()
     thread.join()
     assert seen == [(False, signal.getsignal(signal.SIGTERM))]
+
+
+def test_the_stop_reason_is_the_request_then_the_time_then_the_memory():
+    stop = StopRequest()
+    resident = resident_memory_gb()
+    assert Clock(Limits(time_limit=60, memory_limit=100 * resident, stop=stop)).stop_reason() is None
+    full = Limits(time_limit=60, memory_limit=resident / STOP_MEMORY_SHARE * 0.99, stop=stop)
+    assert Clock(full).stop_reason() == "memory_limit"
+    assert Clock(Limits(time_limit=0, memory_limit=resident / 2, stop=stop)).stop_reason() == "time_limit"
+    stop.set("SIGTERM")
+    assert Clock(Limits(time_limit=0, memory_limit=resident / 2, stop=stop)).stop_reason() == "interrupted"
