@@ -10,7 +10,7 @@ from numpy.typing import ArrayLike, NDArray
 from backends.errors import InvalidParameterError
 from backends.validation import check_seed
 
-__all__ = ["MAX_ABS_VALUE", "check_candidate_ids", "check_points", "check_round_seed"]
+__all__ = ["MAX_ABS_VALUE", "check_candidate_ids", "check_points", "check_round_seed", "first_overlap"]
 
 #: Largest magnitude :func:`check_points` accepts: squared distances between such points
 #: (up to ``4 * n_features * MAX_ABS_VALUE**2``) stay far below the float64 limit (1.8e308).
@@ -143,3 +143,34 @@ def check_round_seed(seed: object, name: str = "seed") -> int:
     if value is None:  # pragma: no cover - optional=False never returns None
         raise InvalidParameterError(f"{name} must be an integer >= 0, got None")
     return value
+
+
+def first_overlap(global_labels: NDArray[np.int64], ids: NDArray[np.int64]) -> tuple[int, int, int] | None:
+    """The first point that two of the candidates ``ids`` both hold, or None when they are disjoint.
+
+    Parameters
+    ----------
+    global_labels : ndarray of shape (n_clusterings, n_samples)
+        Each point's global candidate id in each clustering (``Candidates.global_labels``).
+    ids : ndarray of shape (n_ids,)
+        Global candidate ids, as :func:`check_candidate_ids` returns them.
+
+    Returns
+    -------
+    (int, int, int) or None
+        ``(first, second, point)``: two of ``ids`` (in clustering order) that share
+        ``point``, the lowest such point.
+
+    Examples
+    --------
+    >>> labels = np.array([[0, 0, 1, 1], [2, 3, 3, 3]])
+    >>> first_overlap(labels, np.array([0, 3])), first_overlap(labels, np.array([0, 1]))
+    ((0, 3, 1), None)
+    """
+    hits = np.isin(global_labels, ids)
+    shared = np.flatnonzero(hits.sum(axis=0) > 1)
+    if not shared.size:
+        return None
+    point = int(shared[0])
+    first, second = global_labels[hits[:, point], point][:2].tolist()
+    return first, second, point

@@ -27,7 +27,7 @@ from numpy.typing import ArrayLike, NDArray
 from backends.validation import check_positive_int
 from bbqmis.mis.problem import MISProblem
 
-from ._validation import check_candidate_ids, check_points, check_round_seed
+from ._validation import check_candidate_ids, check_points, check_round_seed, first_overlap
 from .errors import InvalidParameterError
 from .silhouette import silhouette_score
 
@@ -237,10 +237,10 @@ def assign_labels(
     ids = check_candidate_ids(chosen, int(candidates.offsets[-1]))
     position = np.full(int(candidates.offsets[-1]), -1, dtype=np.int64)
     position[ids] = np.arange(ids.size)
+    overlap = first_overlap(candidates.global_labels, ids)
+    if overlap is not None:
+        raise InvalidParameterError(f"chosen clusters overlap at point {overlap[2]}")
     hits = position[candidates.global_labels]
-    covered = (hits >= 0).sum(axis=0)
-    if covered.max() > 1:
-        raise InvalidParameterError(f"chosen clusters overlap at point {int(np.argmax(covered > 1))}")
     labels = hits.max(axis=0)
     inside = labels >= 0
     sums = np.stack(

@@ -50,7 +50,7 @@ from backends import files
 from backends.validation import check_nonnegative
 
 from . import aggregate as agg
-from ._validation import check_candidate_ids, check_round_seed
+from ._validation import check_candidate_ids, check_round_seed, first_overlap
 from .clusterers import ALGORITHMS, draw_parameters, fit_labels
 from .errors import InvalidParameterError, StepInputError
 from .loop import LoopState
@@ -493,11 +493,9 @@ def load_selection(
         ids = check_candidate_ids(selection.get("chosen"), n_candidates, name=f"{path}: chosen")
     except InvalidParameterError as error:
         raise StepInputError(str(error)) from None
-    hits = np.isin(candidates.global_labels, ids)
-    shared = np.flatnonzero(hits.sum(axis=0) > 1)
-    if shared.size:
-        point = int(shared[0])
-        first, second = candidates.global_labels[hits[:, point], point][:2].tolist()
+    overlap = first_overlap(candidates.global_labels, ids)
+    if overlap is not None:
+        first, second, point = overlap
         raise StepInputError(f"{path}: chosen clusters {first} and {second} share point {point}")
     missing = [key for key in ("chosen_clusters", "fallbacks") if key not in selection]
     if missing:

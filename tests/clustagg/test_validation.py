@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from clustagg._validation import check_points, check_round_seed
+from clustagg._validation import check_points, check_round_seed, first_overlap
 from clustagg.errors import InvalidParameterError
 
 
@@ -35,3 +35,20 @@ def test_check_round_seed():
         check_round_seed(None)
     with pytest.raises(InvalidParameterError, match="round must be an integer >= 0, got -1"):
         check_round_seed(-1, "round")
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_first_overlap_is_the_lowest_point_two_chosen_candidates_share(seed):
+    rng = np.random.default_rng(seed)
+    local = rng.integers(0, 3, size=(3, 12))
+    global_labels = local + np.array([[0], [3], [6]])  # three clusterings, three candidates each
+    ids = np.unique(rng.choice(9, size=int(rng.integers(1, 5)), replace=False))
+    shared = [p for p in range(12) if np.isin(global_labels[:, p], ids).sum() > 1]
+    found = first_overlap(global_labels, ids)
+    if not shared:
+        assert found is None
+    else:
+        first, second, point = found
+        assert point == shared[0]
+        assert first != second and {first, second} <= set(ids.tolist())
+        assert first in global_labels[:, point] and second in global_labels[:, point]
