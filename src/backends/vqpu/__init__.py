@@ -3,6 +3,7 @@
 - :mod:`backends.vqpu.server` - the FastAPI application: HTTP routes and error answers;
 - :mod:`backends.vqpu.service` - request handling: authentication, limits, long polls;
 - :mod:`backends.vqpu.executor` - the executor thread that runs batches one at a time;
+- :mod:`backends.vqpu.gate` - requests before batches: the executor waits for the requests in hand;
 - :mod:`backends.vqpu.policies` - scheduling policies: FIFO, round-robin, waiting-time bound;
 - :mod:`backends.vqpu.accounting` - usage per job and per user, quotas of quantum seconds;
 - :mod:`backends.vqpu.metrics` - ``/metrics`` in the Prometheus text format;

@@ -56,6 +56,9 @@ class BatchExecutor:
         Quantum-second quotas checked before each batch runs; default none.
     ledger : Ledger, optional
         Usage so far, charged with every finished batch; default an empty ledger.
+    wait_turn : callable, optional
+        Called on the executor thread before it takes each batch, to let other work go
+        first (the server's requests, :mod:`backends.vqpu.gate`); default none.
 
     Raises
     ------
@@ -93,6 +96,7 @@ class BatchExecutor:
         policy: Policy | None = None,
         quotas: Quotas | None = None,
         ledger: Ledger | None = None,
+        wait_turn: Callable[[], object] | None = None,
     ) -> None:
         self.backend = backend
         self.store = store
@@ -101,6 +105,7 @@ class BatchExecutor:
         self.quotas = quotas or Quotas()
         self.ledger = ledger if ledger is not None else Ledger()
         self._on_finish = on_finish
+        self._wait_turn = wait_turn
         self._queue = RunQueue(self._policy)  # the store's queued batches
         self._queue_lock = threading.Lock()
         self._wake = threading.Event()
@@ -214,6 +219,8 @@ class BatchExecutor:
             self._wake.clear()  # before the stop check: a stop() after it sets the event again
             if self._stop.is_set():
                 return
+            if self._wait_turn is not None:
+                self._wait_turn()
             if (batch_id := self._next()) is None:
                 self._wake.wait()
                 continue

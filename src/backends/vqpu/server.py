@@ -436,7 +436,8 @@ def _add_routes(app: FastAPI, service: VQPUService) -> None:
 
     @app.post("/batches", status_code=202, response_model=None)
     async def submit(body: BatchIn, job: Job, wait: Wait = 0.0) -> JSONResponse:
-        view, created = await asyncio.to_thread(service.submit, job, body)
+        with service.gate.working():  # the executor waits while the batch is checked and stored
+            view, created = await asyncio.to_thread(service.submit, job, body)
         if wait > 0:  # submit and result in one round trip
             view = await service.result(job.job, view["id"], wait)
         # JSONResponse directly: the views are plain JSON, FastAPI's encoder would only cost time

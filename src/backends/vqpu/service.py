@@ -23,7 +23,7 @@ import asyncio
 import contextlib
 import threading
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Mapping
 from dataclasses import asdict
 from pathlib import Path
@@ -35,6 +35,7 @@ from backends.base import QuantumBackend
 from backends.errors import InvalidParameterError
 from backends.vqpu.accounting import Ledger, Quotas
 from backends.vqpu.executor import BatchExecutor
+from backends.vqpu.gate import IdleGate
 from backends.vqpu.limits import (
     MAX_PENDING_DECODES,
     MAX_WAIT,
@@ -53,6 +54,9 @@ from backends.vqpu.wire import QPYHeader, b64decode_payload, read_qpy_header
 
 __all__ = ["APIError", "BatchIn", "VQPUService"]
 
+#: Seconds the executor waits at most, before each batch, for the requests in hand
+#: (:mod:`backends.vqpu.gate`): long beside a request's 1 to 2 ms, short beside a QPU's batch.
+MAX_REQUESTS_FIRST = 0.005
 _FINISHED = ("done", "failed")
 
 #: Longest job name taken from the ``X-VQPU-Job`` header in open mode.
@@ -216,6 +220,8 @@ class VQPUService:
             self.started = time.time()
             self._loop: asyncio.AbstractEventLoop | None = None
             self._waiters: defaultdict[int, asyncio.Event] = defaultdict(asyncio.Event)
+            self._sleepers: Counter[asyncio.Event] = Counter()  # long polls waiting on each event
+            self.gate = IdleGate()
             self.quotas = quotas or Quotas()
             self.ledger = Ledger(self.store.batches())
             self.quota_refusals = 0
@@ -227,6 +233,7 @@ class VQPUService:
                 policy=policy or Policy("fifo"),
                 quotas=self.quotas,
                 ledger=self.ledger,
+                wait_turn=self._requests_first,
             )
         except BaseException:
             self.store.close()  # releases the lock: the database is free again
@@ -263,6 +270,7 @@ class VQPUService:
         >>> service.stop(); folder.cleanup()
         """
         self._loop = loop
+        self.gate.bind(loop)
         self._executor.start()
 
     def stop(self) -> None:
@@ -288,9 +296,18 @@ class VQPUService:
         if self._loop is not None:
             self._loop.call_soon_threadsafe(self._notify, batch_id)
 
+    def _requests_first(self) -> None:
+        """On the executor thread: let the requests in hand go before the next batch, for a bounded time."""
+        self.gate.wait_idle(MAX_REQUESTS_FIRST)
+
     def _notify(self, batch_id: int) -> None:
-        """On the event loop: set the event the long polls of ``batch_id`` wait on."""
+        """On the event loop: set the event the long polls of ``batch_id`` wait on.
+
+        The gate counts the woken polls as requests in hand from here, so the executor
+        does not start its next batch before they are answered.
+        """
         if (event := self._waiters.pop(batch_id, None)) is not None:
+            self.gate.enter(self._sleepers[event])
             event.set()
 
     # -- requests ---------------------------------------------------------------------------------
@@ -546,22 +563,36 @@ class VQPUService:
 
         A finished batch is answered with its counts, see :meth:`start`.
         """
-        # ownership first: a lookup that fails (another job's id, no such batch) never
-        # touches the event the owner's long polls wait on
-        batch = self._batch_of(job, batch_id)
-        if batch.status not in _FINISHED and wait > 0:
-            event = self._waiters[batch_id]
-            batch = self._batch_of(job, batch_id)  # read again once the event exists: no wake-up is missed
-            if batch.status not in _FINISHED:
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(event.wait(), min(wait, MAX_WAIT))
-                batch = self._batch_of(job, batch_id)
-        if batch.status in _FINISHED:
-            # wake the polls of a notification still on its way to the loop, and forget their event
-            self._notify(batch_id)
-            # the event loop goes on with other requests while the writer stores the delivery
-            await asyncio.wrap_future(self.store.mark_fetched(batch_id))
-        return batch.to_json()
+        with self.gate.working():
+            # ownership first: a lookup that fails (another job's id, no such batch) never
+            # touches the event the owner's long polls wait on
+            batch = self._batch_of(job, batch_id)
+            if batch.status not in _FINISHED and wait > 0:
+                event = self._waiters[batch_id]
+                batch = self._batch_of(job, batch_id)  # again, the event made: no wake-up missed
+                if batch.status not in _FINISHED:
+                    await self._sleep(event, min(wait, MAX_WAIT))
+                    batch = self._batch_of(job, batch_id)
+            if batch.status in _FINISHED:
+                # wake the polls of a notification still on its way to the loop, and forget their event
+                self._notify(batch_id)
+                # the event loop goes on with other requests while the writer stores the delivery
+                await asyncio.wrap_future(self.store.mark_fetched(batch_id))
+            return batch.to_json()
+
+    async def _sleep(self, event: asyncio.Event, seconds: float) -> None:
+        """Wait up to ``seconds`` for ``event``, as a request the gate does not count meanwhile."""
+        self._sleepers[event] += 1
+        self.gate.leave()
+        try:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(event.wait(), seconds)
+        finally:
+            self._sleepers[event] -= 1
+            if not self._sleepers[event]:
+                del self._sleepers[event]
+            if not event.is_set():  # woken by the timeout: _notify did not count it in again
+                self.gate.enter()
 
     def health(self) -> dict[str, Any]:
         """Liveness and what the device offers; ``limits["max_shots"]`` is the limit applied.

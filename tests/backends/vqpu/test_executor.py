@@ -287,3 +287,32 @@ def test_transpilation_is_recorded_apart_from_device_time(store):
     done = store.get(batch_id)
     assert done.status == "done" and done.transpile_seconds > 0
     assert done.quantum_seconds == pytest.approx(device.timings[0].quantum_seconds)
+
+
+def test_no_batch_starts_before_wait_turn_returns(store):
+    backend, finished, turns = Recorder(), [], []
+    hold = threading.Event()
+
+    def wait_turn():
+        turns.append(time.time())
+        hold.wait(30.0)
+
+    ids = [queue(store, shots) for shots in (30, 10)]
+    executor = BatchExecutor(backend, store, on_finish=finished.append, wait_turn=wait_turn)
+    executor.start()
+    try:
+        time.sleep(0.2)
+        assert [b.status for b in store.batches()] == ["queued", "queued"]
+        released = time.time()
+        hold.set()
+        deadline = time.monotonic() + 30.0
+        while len(finished) < 2:
+            assert time.monotonic() < deadline, f"only {finished} finished"
+            time.sleep(0.01)
+    finally:
+        hold.set()
+        executor.stop()
+
+    assert finished == ids
+    assert all(b.started >= released for b in store.batches())
+    assert len(turns) >= 2  # asked before each batch

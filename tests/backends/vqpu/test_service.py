@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import time
 
 import pytest
 from vqpu_helpers import ghz
 
 from backends import InvalidParameterError
+from backends.vqpu import service as service_module
 from backends.vqpu.limits import MAX_PENDING_DECODES, Limits
 from backends.vqpu.service import APIError, BatchIn, VQPUService
 from backends.vqpu.store import DatabaseInUseError, read_batches
@@ -303,3 +305,81 @@ def test_a_service_on_a_database_in_use_is_refused_and_changes_nothing(physical,
     finally:
         live.stop()
     VQPUService(physical, db).stop()  # free again once the first one stopped
+
+
+def wait_for_status(service, batch_id, statuses, timeout=30.0):
+    deadline = time.monotonic() + timeout
+    while (batch := service.store.get(batch_id)).status not in statuses:
+        assert time.monotonic() < deadline, f"batch {batch_id} is still {batch.status}"
+        time.sleep(0.01)
+    return batch
+
+
+def test_the_executor_waits_for_the_requests_in_hand(service, monkeypatch):
+    monkeypatch.setattr(service_module, "MAX_REQUESTS_FIRST", 10.0)
+
+    async def hold_a_request():
+        service.start(asyncio.get_running_loop())
+        with service.gate.working():
+            view, _ = service.submit(Caller("a", "a"), body())
+            await asyncio.sleep(0.3)
+            still = service.store.get(view["id"]).status
+            left = time.time()
+        batch = await asyncio.to_thread(wait_for_status, service, view["id"], ("done",))
+        return still, left, batch
+
+    still, left, batch = asyncio.run(hold_a_request())
+    assert still == "queued"
+    assert batch.started >= left
+
+
+def test_requests_that_never_stop_do_not_starve_the_device(service, monkeypatch):
+    monkeypatch.setattr(service_module, "MAX_REQUESTS_FIRST", 0.05)
+
+    async def hold_a_request():
+        service.start(asyncio.get_running_loop())
+        with service.gate.working():
+            view, _ = service.submit(Caller("a", "a"), body())
+            batch = await asyncio.to_thread(wait_for_status, service, view["id"], ("done",))
+            return batch, time.time()
+
+    batch, left = asyncio.run(hold_a_request())
+    assert batch.started < left  # ran while the request was still in hand
+
+
+def test_a_long_poll_is_not_counted_while_it_waits(service):
+    async def poll():
+        loop = asyncio.get_running_loop()
+        service.gate.bind(loop)  # the executor is not started: the batch stays queued
+        view, _ = service.submit(Caller("a", "a"), body())
+        waiting = asyncio.ensure_future(service.result("a", view["id"], 0.5))
+        await asyncio.sleep(0.1)
+        while_waiting = service.gate.busy
+        timed_out = await waiting
+        after_timeout = service.gate.busy
+        service._executor.run_batch(view["id"])  # finish it; the notification wakes a second poll
+        second = asyncio.ensure_future(service.result("a", view["id"], 20.0))
+        done = await second
+        return while_waiting, timed_out, after_timeout, done, service.gate.busy
+
+    while_waiting, timed_out, after_timeout, done, after_done = asyncio.run(poll())
+    assert while_waiting == 0
+    assert timed_out["status"] == "queued" and after_timeout == 0
+    assert done["status"] == "done" and after_done == 0
+    assert service._sleepers == {}
+
+
+def test_a_woken_long_poll_is_counted_from_its_notification(service):
+    async def poll():
+        service.gate.bind(asyncio.get_running_loop())
+        view, _ = service.submit(Caller("a", "a"), body())
+        waiting = asyncio.ensure_future(service.result("a", view["id"], 20.0))
+        await asyncio.sleep(0.1)
+        await asyncio.to_thread(service._executor.run_batch, view["id"])
+        service._notify(view["id"])  # as the executor's on_finish does, through the loop
+        counted = service.gate.busy  # before the poll has run again
+        done = await waiting
+        return counted, done, service.gate.busy
+
+    counted, done, after = asyncio.run(poll())
+    assert counted == 1 and done["status"] == "done" and after == 0
