@@ -10,7 +10,8 @@ executor spends its time waiting on the hardware. :class:`IdleGate` does that: t
 event loop counts the requests it is working on, and before each batch the executor
 waits, for at most a bound, until that count is zero. A request waiting for its
 batch to run is not counted, and the bound keeps the device running when requests
-never stop arriving.
+never stop arriving, or when one is stuck (a payload the decoder works on until its
+time limit delays each batch by the bound at most).
 """
 
 from __future__ import annotations
