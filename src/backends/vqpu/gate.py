@@ -79,7 +79,12 @@ class IdleGate:
         return self._busy
 
     def enter(self, count: int = 1) -> None:
-        """On the event loop: ``count`` more requests are being worked on (``count`` >= 0).
+        """On the event loop: ``count`` more requests are being worked on.
+
+        Raises
+        ------
+        ValueError
+            If ``count`` is negative (requests leave one at a time, by :meth:`leave`).
 
         Examples
         --------
@@ -87,6 +92,8 @@ class IdleGate:
         >>> gate.enter(); gate.enter(0); gate.busy
         1
         """
+        if count < 0:
+            raise ValueError(f"IdleGate.enter() takes a count >= 0, got {count}")
         self._busy += count
 
     def leave(self) -> None:

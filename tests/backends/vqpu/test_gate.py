@@ -89,6 +89,8 @@ def test_leave_without_enter_is_an_error():
     gate = IdleGate()
     with pytest.raises(RuntimeError, match="without a request in hand"):
         gate.leave()
+    with pytest.raises(ValueError, match="count >= 0, got -1"):
+        gate.enter(-1)
     with gate.working():
         pass
     assert gate.busy == 0
