@@ -409,10 +409,6 @@ def _run(args: argparse.Namespace, stop: StopRequest) -> int:
             _connect(sampler, args.backend, stop, _seconds_left(args.time_limit, started))
     except (BBQMISError, BackendError, ValueError, OSError) as exc:
         return _bad_input(exc)
-    except _Stopped as exc:
-        name = str(exc) if str(exc) in ("SIGINT", "SIGTERM") else "SIGINT"
-        print(f"bbqmis: {name} received before the search: stopped without a result", file=sys.stderr)
-        return 128 + signal.Signals[name].value
     try:
         with make_executor(args.executor, args.workers, finish_tasks=False) as executor:
             if executor is None:  # an MPI worker rank: it served tasks until rank 0 finished
@@ -457,10 +453,6 @@ def _run(args: argparse.Namespace, stop: StopRequest) -> int:
     return status
 
 
-class _Stopped(Exception):
-    """A signal (its name is the message) arrived before the search started."""
-
-
 def _seconds_left(time_limit: float | None, started: float) -> float | None:
     """What ``--time-limit`` leaves after the seconds since ``started`` (:func:`time.monotonic`).
 
@@ -477,7 +469,9 @@ def _connect(sampler: QAOASampler, spec: str, stop: StopRequest, seconds: float 
 
     A remote backend may keep retrying an unreachable server for a minute; the wait ends
     after ``seconds`` (the time limit left; the search then finds no time for the
-    sampler and says why on stderr) or at a signal (:class:`_Stopped`).
+    sampler) or at a signal (the search then stops at once with the greedy colouring,
+    as the signal's handler said), and the run goes on without the backend, saying so
+    on stderr.
     """
     outcome: list[BaseException | None] = []
 
@@ -495,13 +489,9 @@ def _connect(sampler: QAOASampler, spec: str, stop: StopRequest, seconds: float 
         worker.join(0.05)
     if outcome and outcome[0] is not None:
         raise outcome[0]
-    if not outcome and stop.is_set():
-        raise _Stopped(stop.reason or "SIGINT")
     if not outcome:
-        print(
-            f"bbqmis: the backend {spec} did not answer within the time limit; colouring without it",
-            file=sys.stderr,
-        )
+        why = f"before {stop.reason}" if stop.is_set() else "within the time limit"
+        print(f"bbqmis: the backend {spec} did not answer {why}; colouring without it", file=sys.stderr)
 
 
 def _bad_input(exc: BaseException) -> int:
