@@ -50,9 +50,10 @@ class ColoringResult:
         ``duplicates``, ``open_nodes``, ``nodes_from_sampler`` and
         ``nodes_from_enumeration`` (open nodes created from the sampler's classes and
         from the exhaustive enumeration's), ``root_lower_bound``, ``root_bounds``,
-        ``initial_colors`` (best of networkx's DSATUR, largest-first, smallest-last),
-        ``stop_reason`` (``"bounds-met"``, ``"exhausted"``, ``"node-limit"``,
-        ``"time-limit"``), ``exhaustive``, ``seconds``, ``incumbents`` (list of
+        ``initial_colors`` (best of networkx's DSATUR, largest-first, smallest-last;
+        for a component settled or skipped without a search, its bound and colouring),
+        ``stop_reason`` (``"bounds_met"``, ``"exhausted"``, or what ``stopped``
+        says), ``exhaustive``, ``seconds``, ``incumbents`` (list of
         ``[seconds, colours, source]``), ``sampler`` (calls, circuits, shots,
         quantum_seconds, fallbacks, cut_components, seconds: the branching sampler's
         work) and ``pricing`` (circuits, shots, quantum_seconds that the LP bounds'

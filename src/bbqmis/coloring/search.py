@@ -306,8 +306,13 @@ def _stats(
     stats.update(
         components=len(outcomes),
         settled_without_search=sum(not outcome.searched for outcome in outcomes),
-        root_lower_bound=max((max(o.stats["root_bounds"].values()) for o in with_stats), default=0),
-        initial_colors=max((int(o.stats.get("initial_colors", 0)) for o in with_stats), default=0),
+        # a component settled or skipped without a search: its bound is the root's, its colouring the first
+        root_lower_bound=max(
+            (max(o.stats["root_bounds"].values()) if o.stats else o.lower_bound for o in outcomes), default=0
+        ),
+        initial_colors=max(
+            (int(o.stats.get("initial_colors", 0)) if o.stats else o.num_colors for o in outcomes), default=0
+        ),
         stop_reason=stopped or ("bounds_met" if optimal else "exhausted"),
         exhaustive=all(o.stats.get("exhaustive", True) for o in with_stats),
         seconds=round(clock.elapsed(), 6),

@@ -224,6 +224,9 @@ def test_components_skipped_for_the_time_limit_still_prove_what_an_edge_proves()
     verify_coloring(graph, result.coloring)
     assert result.stats["searched"] == []  # nothing searched: both skipped
     assert result.stopped == "time_limit" and result.lower_bound == 2 < result.num_colors
+    # their greedy colourings and bounds are the run's first colouring and root bound
+    assert result.stats["initial_colors"] == result.num_colors
+    assert result.stats["root_lower_bound"] == result.lower_bound == 2
 
 
 def test_a_run_stopped_before_its_last_components_resumes_from_its_checkpoint(tmp_path):
