@@ -553,15 +553,7 @@ def test_a_backend_that_does_not_answer_is_left_out_at_the_time_limit(tmp_path):
     assert "Traceback" not in run.stderr
     said = [line for line in run.stderr.splitlines() if "did not answer within the time limit" in line]
     assert len(said) == 1 and said[0].startswith(f"bbqmis: the backend {UNREACHABLE} "), run.stderr
-    data = json.loads(out.read_text())
-    graph = read_graph(MYCIEL3)
-    coloring = {v: data["coloring"][str(graph.nodes[v]["label"])] for v in graph}
-    assert len(data["coloring"]) == graph.number_of_nodes()
-    assert all(coloring[u] != coloring[v] for u, v in graph.edges)
-    assert data["num_colors"] == len(set(coloring.values()))
-    assert data["stopped"] == "time_limit" and data["optimal"] is False
-    assert data["stats"]["sampler"].get("circuits", 0) == 0  # nothing reached the backend
-    assert f"colours      {data['num_colors']}" in run.stdout
+    assert_coloured_without_the_backend(out, run.stdout, stopped="time_limit")
 
 
 @pytest.mark.timeout(60)
@@ -588,11 +580,17 @@ def test_a_signal_while_waiting_for_the_backend_ends_with_the_greedy_colouring(t
     handler = "bbqmis: SIGTERM received: stopping with the best colouring so far (again: stop at once)"
     assert lines[0] == handler, stderr
     assert f"bbqmis: the backend {UNREACHABLE} did not answer before SIGTERM; colouring without it" in lines
+    assert_coloured_without_the_backend(out, stdout, stopped="interrupted")
+
+
+def assert_coloured_without_the_backend(out, stdout, *, stopped):
+    """The run wrote a proper colouring of myciel3 to ``out``, stopped for ``stopped``, sending no circuit."""
     data = json.loads(out.read_text())
     graph = read_graph(MYCIEL3)
     coloring = {v: data["coloring"][str(graph.nodes[v]["label"])] for v in graph}
     assert len(data["coloring"]) == graph.number_of_nodes()
     assert all(coloring[u] != coloring[v] for u, v in graph.edges)
     assert data["num_colors"] == len(set(coloring.values()))
-    assert data["stopped"] == "interrupted" and data["stats"]["sampler"].get("circuits", 0) == 0
+    assert data["stopped"] == stopped and data["optimal"] is False
+    assert data["stats"]["sampler"].get("circuits", 0) == 0  # nothing reached the backend
     assert f"colours      {data['num_colors']}" in stdout
