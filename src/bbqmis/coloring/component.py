@@ -57,7 +57,7 @@ from .branch_price import branch_and_price, pricers_for
 from .checkpoint import dump_price, dump_search, restore_price, restore_search
 from .clique import graph_clique
 from .dsatur_exact import exact_coloring
-from .limits import STOP_MEMORY_SHARE, STOP_REASONS, Clock, Every, Limits, resident_memory_gb
+from .limits import STOP_REASONS, Clock, Every, Limits, resident_memory_gb
 from .matrices import csr_adjacency
 from .node_lp import MAX_GRAPH_NODES, NodeLP
 from .pricing import device_work, lp_bound
@@ -341,7 +341,7 @@ def color_component(
             quick=False,
             settle=True,
             seed=context.seed,
-            stop=lambda: context.limits.stop.is_set() or _memory_full(context),
+            stop=lambda: context.limits.stop.is_set() or context.limits.memory_full(),
         )
         lower, columns, pricer_stats = max(lower, lp.bound), lp.columns.sets(), lp.stats
         stats["lp"] = {
@@ -388,14 +388,9 @@ def _settled(colors: int, lower: int, global_lower: int, proof: str = "bounds") 
 
 def _phase_deadline(context: SearchContext, share: float, cap: float) -> float:
     """A phase's deadline: ``share`` of the time left, at most ``cap`` s from now; now if memory is full."""
-    if _memory_full(context):  # the tree then stops at once, for the memory limit
+    if context.limits.memory_full():  # the tree then stops at once, for the memory limit
         return time.perf_counter()
     return min(context.clock.deadline(share), time.perf_counter() + cap)
-
-
-def _memory_full(context: SearchContext) -> bool:
-    """Whether the process holds the share of the memory limit at which searches stop."""
-    return context.limits.memory_used() >= STOP_MEMORY_SHARE
 
 
 def _exact_method(core: nx.Graph, colors: int, max_sat_clauses: int) -> str | None:
@@ -512,7 +507,7 @@ def _price_core(
         deadline=context.clock.deadline(),
         stop=context.limits.stop.is_set,
         node_limit=context.limits.node_limit,
-        memory_full=lambda: _memory_full(context),
+        memory_full=context.limits.memory_full,
         seed=context.seed,
         resume=resume,
         on_checkpoint=lambda tree: context.save_tree(dump_price(tree, core)),

@@ -339,6 +339,18 @@ class Limits:
             return 0.0
         return resident_memory_gb() / self.memory_limit
 
+    def memory_full(self) -> bool:
+        """Whether the process holds :data:`STOP_MEMORY_SHARE` of the memory limit, where searches stop.
+
+        Examples
+        --------
+        >>> Limits(stop=StopRequest()).memory_full()
+        False
+        >>> Limits(memory_limit=1e-9, stop=StopRequest()).memory_full()
+        True
+        """
+        return self.memory_used() >= STOP_MEMORY_SHARE
+
 
 @dataclass
 class Clock:
@@ -429,7 +441,7 @@ class Clock:
             return "interrupted"
         if self.expired():
             return "time_limit"
-        return "memory_limit" if self.limits.memory_used() >= STOP_MEMORY_SHARE else None
+        return "memory_limit" if self.limits.memory_full() else None
 
     def deadline(self, share: float = 1.0) -> float:
         """Absolute :func:`time.perf_counter` time at which a phase must stop.

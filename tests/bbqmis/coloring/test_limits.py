@@ -112,6 +112,13 @@ def test_memory_used_is_the_resident_share_of_the_limit():
     assert used == pytest.approx(0.5, rel=0.2)  # the process may grow a little in between
 
 
+def test_memory_full_at_the_stop_share_of_the_limit():
+    resident = resident_memory_gb()
+    assert not Limits().memory_full()
+    assert not Limits(memory_limit=resident / (0.8 * STOP_MEMORY_SHARE)).memory_full()
+    assert Limits(memory_limit=resident / (1.2 * STOP_MEMORY_SHARE)).memory_full()
+
+
 def test_stop_reasons():
     assert STOP_REASONS == ("time_limit", "node_limit", "memory_limit", "interrupted")
 
