@@ -8,6 +8,7 @@ from bbqmis.coloring.bounds import (
     adjacency_bounds,
     chromatic_lower_bound,
     dsatur,
+    dsatur_coloring,
     greedy_clique,
 )
 from bbqmis.mis.errors import InvalidParameterError
@@ -276,6 +277,26 @@ def test_dsatur_matches_networkx_dsatur(graphs):
         assert colors.max() + 1 == max(reference.values()) + 1, sorted(graph.edges)
         # Same selection rule (ties: larger degree, then lower index), so the same colouring.
         assert colors.tolist() == [reference[v] for v in graph], sorted(graph.edges)
+
+
+def test_dsatur_coloring_matches_the_matrix_dsatur(graphs):
+    rng = np.random.default_rng(10)
+    cases = list(graphs(60, seed=28)) + [
+        nx.gnp_random_graph(
+            int(rng.integers(10, 80)), float(rng.uniform(0.02, 0.6)), seed=int(rng.integers(2**31))
+        )
+        for _ in range(40)
+    ]
+    for graph in cases:
+        # labels that are not the positions, in an order that is not sorted: ties go by graph order
+        labelled = nx.relabel_nodes(graph, {v: f"v{(7 * v) % 101}" for v in graph})
+        coloring = dsatur_coloring(labelled)
+        assert [coloring[v] for v in labelled] == dsatur(adjacency(graph)).tolist(), sorted(graph.edges)
+
+
+def test_dsatur_coloring_of_edgeless_and_empty_graphs():
+    assert dsatur_coloring(nx.empty_graph(4)) == {0: 0, 1: 0, 2: 0, 3: 0}
+    assert dsatur_coloring(nx.Graph()) == {}
 
 
 def test_dsatur_does_not_change_its_input():

@@ -128,6 +128,10 @@ def test_components_are_the_larger_components_then_the_single_edges_then_the_iso
     assert len(vertices) == len(set(vertices)) and set(vertices) == set(graph)
     edges = [frozenset(edge) for part in parts for edge in part.edges]
     assert len(edges) == len(set(edges)) and set(edges) == {frozenset(edge) for edge in graph.edges}
+    # Each part has the graph's neighbours of its vertices, in both directions.
+    for part in parts:
+        assert all(set(part[v]) == set(graph[v]) for v in part)
+        assert all(u in part[v] for v, u in part.edges)
 
 
 @pytest.mark.timeout(30)
