@@ -47,7 +47,7 @@ from backends.progress import ProgressLine
 
 from ..mis.errors import BBQMISError
 from ..mis.graphio import EXTENSIONS, FORMATS, read_graph
-from .executors import KINDS, make_executor
+from .executors import KINDS, make_executor, mpi_world
 from .limits import StopRequest, stop_on_signals
 from .plot import MAX_DRAWN_VERTICES, plot_run
 from .result import ColoringResult
@@ -389,7 +389,15 @@ def _stopping(name: str) -> None:
 
 
 def _run(args: argparse.Namespace, stop: StopRequest) -> int:
-    """Check the inputs, search, write the result; the exit status."""
+    """Check the inputs, search, write the result; the exit status.
+
+    Under MPI only rank 0 reads the graph and reaches the backend (the other ranks
+    serve its tasks, which carry what they need); every rank makes the cheap checks,
+    and all stop with exit status 2, rank 0 printing the line, when any of them fails.
+    """
+    world = mpi_world(args.executor)
+    root = world is None or world.Get_rank() == 0
+    failure: Exception | None = None
     try:
         if args.resume and args.checkpoint is None:
             raise BBQMISError("--resume needs --checkpoint FILE")
@@ -401,14 +409,21 @@ def _run(args: argparse.Namespace, stop: StopRequest) -> int:
             if path is not None:
                 check_writable(path, option)
         started = time.monotonic()  # the time limit counts from here: reading is part of the run
-        graph = read_graph(
-            args.graph, format=args.format, allow_empty=args.allow_empty, allow_isolated=args.allow_isolated
-        )
+        graph = nx.Graph()  # on an MPI worker rank; rank 0 reads the graph
+        if root:
+            graph = read_graph(
+                args.graph,
+                format=args.format,
+                allow_empty=args.allow_empty,
+                allow_isolated=args.allow_isolated,
+            )
         sampler = get_sampler(args.sampler, **_sampler_options(args))
-        if isinstance(sampler, QAOASampler):
+        if root and isinstance(sampler, QAOASampler):
             _connect(sampler, args.backend, stop, _seconds_left(args.time_limit, started))
     except (BBQMISError, BackendError, ValueError, OSError) as exc:
-        return _bad_input(exc)
+        failure = exc
+    if (message := _first_failure(failure, world)) is not None:
+        return _bad_input(message) if root else 2
     try:
         with make_executor(args.executor, args.workers, finish_tasks=False) as executor:
             if executor is None:  # an MPI worker rank: it served tasks until rank 0 finished
@@ -494,7 +509,19 @@ def _connect(sampler: QAOASampler, spec: str, stop: StopRequest, seconds: float 
         print(f"bbqmis: the backend {spec} did not answer {why}; colouring without it", file=sys.stderr)
 
 
-def _bad_input(exc: BaseException) -> int:
+def _first_failure(failure: Exception | None, world: Any | None) -> str | None:
+    """The message of ``failure``; under MPI (``world``), that of the first rank that failed.
+
+    >>> _first_failure(ValueError("no such file"), None), _first_failure(None, None)
+    ('no such file', None)
+    """
+    message = None if failure is None else str(failure)
+    if world is None:
+        return message
+    return next((line for line in world.allgather(message) if line is not None), None)
+
+
+def _bad_input(exc: BaseException | str) -> int:
     print(f"bbqmis: error: {' '.join(str(exc).split())}", file=sys.stderr)
     return 2
 

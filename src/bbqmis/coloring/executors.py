@@ -33,7 +33,15 @@ from backends.validation import check_choice, check_positive_int
 
 from .limits import STOP
 
-__all__ = ["SerialExecutor", "executor_workers", "make_executor", "serve_manager", "stop_pool", "under_mpi"]
+__all__ = [
+    "SerialExecutor",
+    "executor_workers",
+    "make_executor",
+    "mpi_world",
+    "serve_manager",
+    "stop_pool",
+    "under_mpi",
+]
 
 KINDS = ("auto", "serial", "process", "mpi")
 
@@ -116,6 +124,33 @@ def under_mpi() -> bool:
     return False
 
 
+def _resolve(kind: str, workers: int | None) -> str:
+    """The executor ``auto`` stands for: ``mpi`` under ``mpiexec``, ``process`` with ``workers`` > 1."""
+    kind = check_choice(kind, "kind", KINDS)
+    if kind == "auto":
+        return "mpi" if under_mpi() else "process" if (workers or 1) > 1 else "serial"
+    return kind
+
+
+def mpi_world(kind: str = "auto") -> Any | None:
+    """MPI's world communicator when executor ``kind`` runs on MPI ranks, else None.
+
+    ``kind`` is read as by :func:`make_executor`: ``mpi``, or ``auto`` under
+    ``mpiexec`` with several ranks. The caller can then let rank 0 alone do what only
+    the search's manager needs (reading the graph) and share its outcome.
+
+    Examples
+    --------
+    >>> mpi_world("serial") is None
+    True
+    """
+    if _resolve(kind, None) != "mpi":
+        return None
+    from mpi4py import MPI
+
+    return MPI.COMM_WORLD
+
+
 @contextmanager
 def make_executor(
     kind: str = "auto", workers: int | None = None, *, finish_tasks: bool = True
@@ -150,11 +185,9 @@ def make_executor(
     ...
     backends.errors.InvalidParameterError: kind must be one of 'auto', 'serial', ...; got 'threads'
     """
-    kind = check_choice(kind, "kind", KINDS)
     if workers is not None:
         workers = check_positive_int(workers, "workers")
-    if kind == "auto":
-        kind = "mpi" if under_mpi() else "process" if (workers or 1) > 1 else "serial"
+    kind = _resolve(kind, workers)
     if kind == "serial":
         yield SerialExecutor()
     elif kind == "process":

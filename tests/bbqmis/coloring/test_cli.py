@@ -166,6 +166,20 @@ def test_mpi_run_matches_the_serial_run(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.mpi
+@pytest.mark.timeout(300)
+def test_mpi_run_with_a_bad_graph_says_so_once_and_exits_2(tmp_path):
+    bad = tmp_path / "bad.col"
+    bad.write_text("p edge 3 1\ne 1 4\n")
+    command = ["mpiexec", "-n", "3", sys.executable, "-m", "bbqmis", str(bad), "--quiet"]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=240)
+    assert result.returncode == 2
+    # rank 0 alone read the graph and reports it; the worker ranks stop with it, silently
+    line = f"bbqmis: error: {bad}:2: expected a vertex between 1 and n=3, found 4"
+    assert result.stderr.splitlines() == [line]
+
+
+@pytest.mark.slow
 def test_killed_run_resumes_without_losing_the_incumbent(tmp_path):
     checkpoint, out = tmp_path / "run.ckpt", tmp_path / "result.json"
     # Sleeping 3 x the quantum time after each circuit makes the search slow enough to kill.
