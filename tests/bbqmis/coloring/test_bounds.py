@@ -263,15 +263,19 @@ def test_dsatur_colours_a_complete_graph_with_n_colours(n):
     assert sorted(dsatur(adjacency(nx.complete_graph(n))).tolist()) == list(range(n))
 
 
-def test_dsatur_matches_networkx_dsatur(graphs):
-    rng = np.random.default_rng(9)
-    cases = list(graphs(60, seed=27)) + [
+def dsatur_cases(graphs, seed: int, extra: int, max_n: int, p: tuple[float, float]) -> list[nx.Graph]:
+    """The fixture's graphs of seed ``seed``, then ``extra`` G(n, p) with 10 <= n < max_n, p in ``p``."""
+    rng = np.random.default_rng(seed)
+    return list(graphs(60, seed=seed)) + [
         nx.gnp_random_graph(
-            int(rng.integers(10, 50)), float(rng.uniform(0.05, 0.5)), seed=int(rng.integers(2**31))
+            int(rng.integers(10, max_n)), float(rng.uniform(*p)), seed=int(rng.integers(2**31))
         )
-        for _ in range(20)
+        for _ in range(extra)
     ]
-    for graph in cases:
+
+
+def test_dsatur_matches_networkx_dsatur(graphs):
+    for graph in dsatur_cases(graphs, seed=27, extra=20, max_n=50, p=(0.05, 0.5)):
         colors = dsatur(adjacency(graph))
         reference = nx.greedy_color(graph, strategy="DSATUR")
         assert colors.max() + 1 == max(reference.values()) + 1, sorted(graph.edges)
@@ -280,14 +284,7 @@ def test_dsatur_matches_networkx_dsatur(graphs):
 
 
 def test_dsatur_coloring_matches_the_matrix_dsatur(graphs):
-    rng = np.random.default_rng(10)
-    cases = list(graphs(60, seed=28)) + [
-        nx.gnp_random_graph(
-            int(rng.integers(10, 80)), float(rng.uniform(0.02, 0.6)), seed=int(rng.integers(2**31))
-        )
-        for _ in range(40)
-    ]
-    for graph in cases:
+    for graph in dsatur_cases(graphs, seed=28, extra=40, max_n=80, p=(0.02, 0.6)):
         # labels that are not the positions, in an order that is not sorted: ties go by graph order
         labelled = nx.relabel_nodes(graph, {v: f"v{(7 * v) % 101}" for v in graph})
         coloring = dsatur_coloring(labelled)
