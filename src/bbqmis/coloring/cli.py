@@ -395,7 +395,10 @@ def _run(args: argparse.Namespace, stop: StopRequest) -> int:
     serve its tasks, which carry what they need); every rank makes the cheap checks,
     and all stop with exit status 2, rank 0 printing the line, when any of them fails.
     """
-    world = mpi_world(args.executor)
+    try:
+        world = mpi_world(args.executor)
+    except ImportError as exc:  # mpi4py is a dependency, but its MPI library may fail to load
+        return _bad_input(f"--executor {args.executor}: MPI is not available here ({exc})")
     root = world is None or world.Get_rank() == 0
     failure: Exception | None = None
     try:

@@ -165,6 +165,20 @@ def test_mpi_run_matches_the_serial_run(tmp_path):
     assert a["num_colors"] == b["num_colors"] == 5 and b["optimal"]
 
 
+@pytest.mark.timeout(120)
+def test_an_mpi_library_that_does_not_load_is_one_line_and_exit_2(tmp_path):
+    broken = tmp_path / "mpi4py"
+    broken.mkdir()
+    (broken / "__init__.py").write_text('raise ImportError("libmpi.so.12: cannot open shared object file")\n')
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])}
+    result = run_module(MYCIEL4, "--executor", "mpi", "--quiet", env=env)
+    assert result.returncode == 2
+    assert result.stderr.splitlines() == [
+        "bbqmis: error: --executor mpi: MPI is not available here "
+        "(libmpi.so.12: cannot open shared object file)"
+    ]
+
+
 @pytest.mark.slow
 @pytest.mark.mpi
 @pytest.mark.timeout(300)
