@@ -12,7 +12,8 @@ started:
   quota when it was due, bills its device and queue time only).
 
 :class:`Ledger` keeps these sums in memory while the server runs, so a quota check or
-a ``/metrics`` scrape costs nothing per batch; it is rebuilt from the store at start.
+a ``/metrics`` scrape costs nothing per batch; at start it is rebuilt from the store by
+one SQLite query (:meth:`Ledger.of_store`), in memory per job and user, not per batch.
 :func:`usage_by` computes the same from stored batches (``report``).
 
 >>> quotas = Quotas(job_seconds=10.0)
@@ -31,7 +32,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, fields
 
 from backends.validation import check_nonnegative
-from backends.vqpu.store import Batch
+from backends.vqpu.store import Batch, Store
 from backends.vqpu.tokens import Caller
 
 __all__ = ["Ledger", "Quotas", "Usage", "usage_by", "usage_of"]
@@ -128,30 +129,66 @@ def usage_by(batches: Iterable[Batch], key: Callable[[Batch], str]) -> dict[str,
     return dict(sorted(totals.items()))
 
 
+#: The sums of :func:`usage_of` over the finished batches of each job and user.
+_FINISHED_USAGE = """
+SELECT job, user, count(*),
+       sum(CASE WHEN status = 'done' THEN circuits ELSE 0 END),
+       sum(CASE WHEN status = 'done' THEN circuits * shots ELSE 0 END),
+       total(quantum_seconds), total(transpile_seconds), total(started - submitted)
+FROM batches WHERE status IN ('done', 'failed') AND started IS NOT NULL
+GROUP BY job, user
+"""
+
+
 class Ledger:
     """Usage per job and per user while the server runs; thread-safe.
 
     Parameters
     ----------
-    batches : iterable of Batch, optional
-        Batches already stored (a restarted server keeps billing where it stopped);
-        only finished ones are charged, unfinished ones are charged when they finish.
+    usage : iterable of (Caller, Usage), optional
+        Usage to start from, charged to each caller's job and user.
 
     Examples
     --------
-    >>> from backends.vqpu.store import Batch
-    >>> stored = [Batch(1, "j", "k", 1, 2, 10, None, "done", 0.0, 1.0, 2.0, 0.5, 1, None, None, 0, "al")]
-    >>> Ledger(stored).quantum_seconds(Caller("j", "al"))
+    >>> ledger = Ledger([(Caller("j", "al"), Usage(batches=1, quantum_seconds=0.5))])
+    >>> ledger.quantum_seconds(Caller("j", "al"))
     (0.5, 0.5)
     """
 
-    def __init__(self, batches: Iterable[Batch] = ()) -> None:
+    def __init__(self, usage: Iterable[tuple[Caller, Usage]] = ()) -> None:
         self._lock = threading.Lock()
         self.jobs: dict[str, Usage] = {}
         self.users: dict[str, Usage] = {}
-        for batch in batches:
-            if batch.status in ("done", "failed"):
-                self.charge(Caller(batch.job, batch.user), usage_of(batch))
+        for caller, used in usage:
+            self.charge(caller, used)
+
+    @classmethod
+    def of_store(cls, store: Store) -> Ledger:
+        """The usage of the batches finished in ``store``, so that a restarted server bills on.
+
+        Batches still queued or running are charged when they finish. SQLite sums the
+        batches (:func:`usage_of` of each), so the ledger takes memory and time per
+        job and user, not per batch stored.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> store = Store(Path(folder.name) / "vqpu.db")
+        >>> batch, _ = store.accept(job="j", user="al", key="k", payload=b"qpy", circuits=2,
+        ...                         qubits=2, shots=10, seed=None, submitted=1.0)
+        >>> _ = store.start(batch.id, started=3.0)
+        >>> store.finish(batch.id, ended=4.0, quantum_seconds=0.5, counts=[{"0": 10}, {"1": 10}])
+        >>> Ledger.of_store(store).jobs["j"]
+        Usage(batches=1, circuits=2, shots=20, quantum_seconds=0.5, transpile_seconds=0.0, queue_seconds=2.0)
+        >>> store.close(); folder.cleanup()
+        """
+        rows = store.query(_FINISHED_USAGE)
+        return cls(
+            (Caller(job, user), Usage(batches, circuits, shots, quantum, transpile, queue))
+            for job, user, batches, circuits, shots, quantum, transpile, queue in rows
+        )
 
     def charge(self, caller: Caller, usage: Usage) -> None:
         """Add ``usage`` to the job and the user of ``caller``.

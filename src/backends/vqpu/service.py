@@ -223,7 +223,7 @@ class VQPUService:
             self._sleepers: Counter[asyncio.Event] = Counter()  # long polls waiting on each event
             self.gate = IdleGate()
             self.quotas = quotas or Quotas()
-            self.ledger = Ledger(self.store.batches())
+            self.ledger = Ledger.of_store(self.store)
             self.quota_refusals = 0
             self._executor = BatchExecutor(
                 backend,

@@ -1,12 +1,13 @@
 """Tests of backends.vqpu.accounting: usage per batch, job and user; the ledger; quotas."""
 
+import random
 import threading
 
 import pytest
 
 from backends.errors import InvalidParameterError
 from backends.vqpu.accounting import Ledger, Quotas, Usage, usage_by, usage_of
-from backends.vqpu.store import Batch
+from backends.vqpu.store import Batch, Store
 from backends.vqpu.tokens import Caller
 
 
@@ -58,9 +59,67 @@ def test_usage_by_sums_per_key_and_keeps_keys_with_zero_usage():
     assert totals["c"] == Usage()
 
 
-def test_the_ledger_charges_job_and_user_and_resumes_from_stored_batches():
-    ledger = Ledger([batch(job="a", user="alice"), batch(job="b", user="alice", status="running")])
-    assert ledger.quantum_seconds(Caller("a", "alice")) == (0.75, 0.75)  # the running batch is not billed yet
+def stored(path, seed: int, count: int) -> Store:
+    """A store of ``count`` batches of 7 jobs and 3 users, queued, running, done or failed at random."""
+    rng = random.Random(seed)
+    store = Store(path)
+    for i in range(count):
+        circuits = rng.randint(1, 4)
+        accepted, _ = store.accept(
+            job=f"job-{rng.randrange(7)}",
+            user=f"user-{rng.randrange(3)}",
+            key=f"k{i}",
+            payload=b"qpy",
+            circuits=circuits,
+            qubits=2,
+            shots=rng.randint(1, 1000),
+            seed=None,
+            submitted=float(i),
+        )
+        status = rng.choice(["queued", "running", "done", "failed"])
+        if status != "queued":
+            store.start(accepted.id, started=i + 10 * rng.random())
+        if status == "done":
+            counts = [{"0": 1}] * circuits
+            store.finish(
+                accepted.id,
+                ended=i + 11.0,
+                quantum_seconds=rng.random(),
+                transpile_seconds=0.1,
+                counts=counts,
+            )
+        elif status == "failed":
+            store.finish(
+                accepted.id, ended=i + 11.0, quantum_seconds=rng.random() / 10, error="RuntimeError: x"
+            )
+    return store
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_ledger_of_a_store_sums_what_each_finished_batch_is_charged(tmp_path, seed):
+    store = stored(tmp_path / "vqpu.db", seed, 200)
+    try:
+        expected = Ledger()
+        for each in store.batches():
+            if each.status in ("done", "failed"):  # queued and running batches are charged when they end
+                expected.charge(Caller(each.job, each.user), usage_of(each))
+        for got, want in zip(Ledger.of_store(store).snapshot(), expected.snapshot(), strict=True):
+            assert sorted(got) == sorted(want)
+            for name, usage in want.items():
+                assert (got[name].batches, got[name].circuits, got[name].shots) == (
+                    usage.batches,
+                    usage.circuits,
+                    usage.shots,
+                )
+                for field in ("quantum_seconds", "transpile_seconds", "queue_seconds"):
+                    assert getattr(got[name], field) == pytest.approx(getattr(usage, field), rel=1e-12)
+    finally:
+        store.close()
+
+
+def test_the_ledger_charges_job_and_user_from_the_usage_it_starts_with():
+    ledger = Ledger([(Caller("a", "alice"), usage_of(batch(job="a", user="alice")))])
+    assert ledger.quantum_seconds(Caller("a", "alice")) == (0.75, 0.75)
     ledger.charge(Caller("b", "alice"), Usage(quantum_seconds=2.0))
     assert ledger.quantum_seconds(Caller("b", "alice")) == (2.0, 2.75)
     jobs, users = ledger.snapshot()
