@@ -99,6 +99,7 @@ COVERED_MODULES = [
     "backends.vqpu.api",
     "backends.vqpu.client",
     "backends.vqpu.executor",
+    "backends.vqpu.fastpath",
     "backends.vqpu.gate",
     "backends.vqpu.limits",
     "backends.vqpu.metrics",

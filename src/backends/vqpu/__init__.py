@@ -1,6 +1,7 @@
 """Virtual QPU: one physical backend time-multiplexed between many jobs.
 
 - :mod:`backends.vqpu.server` - the FastAPI application: HTTP routes and error answers;
+- :mod:`backends.vqpu.fastpath` - well-formed submissions answered ahead of FastAPI's routing;
 - :mod:`backends.vqpu.service` - request handling: authentication, limits, long polls;
 - :mod:`backends.vqpu.executor` - the executor thread that runs batches one at a time;
 - :mod:`backends.vqpu.gate` - requests before batches: the executor waits for the requests in hand;

@@ -4,8 +4,9 @@ Clients submit batches of circuits over HTTP; one executor thread runs them one 
 time in the order of the scheduling policy (:mod:`backends.vqpu.policies`; FIFO by
 default) and stores every step in SQLite (:mod:`backends.vqpu.store`), so a restarted
 server finishes what it had accepted. This module maps the HTTP API onto
-:class:`~backends.vqpu.service.VQPUService`; the executor is
-:mod:`backends.vqpu.executor`, the tokens :mod:`backends.vqpu.tokens`, accounting and
+:class:`~backends.vqpu.service.VQPUService`; a well-formed submission is answered ahead
+of FastAPI's routing by :mod:`backends.vqpu.fastpath` (the same answer, less time). The
+executor is :mod:`backends.vqpu.executor`, the tokens :mod:`backends.vqpu.tokens`, accounting and
 quotas :mod:`backends.vqpu.accounting` and the request limits :mod:`backends.vqpu.limits`.
 
 HTTP API (every call needs ``Authorization: Bearer <token>`` unless the server runs
@@ -71,6 +72,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from backends.vqpu.accounting import Quotas
+from backends.vqpu.fastpath import FastSubmit
 from backends.vqpu.limits import MAX_WAIT, Limits
 from backends.vqpu.metrics import CONTENT_TYPE
 from backends.vqpu.policies import Policy
@@ -92,6 +94,7 @@ Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+Answer = Callable[[Caller, BatchIn, float], Awaitable[JSONResponse]]
 
 
 def create_app(service: VQPUService, *, docs: bool = False) -> FastAPI:
@@ -132,7 +135,10 @@ def create_app(service: VQPUService, *, docs: bool = False) -> FastAPI:
     urls: dict[str, Any] = {} if docs else {"docs_url": None, "redoc_url": None, "openapi_url": None}
     app = FastAPI(title="vQPU", lifespan=lifespan, **urls)
     _add_error_handlers(app)
-    _add_routes(app, service)
+    answer = _submission_answer(service)
+    _add_routes(app, service, answer)
+    # innermost: a well-formed submission is answered past FastAPI's layers, the rest by the routes
+    app.add_middleware(FastSubmit, caller_of=service.caller_of, submit=answer)
     app.add_middleware(_BodyGuard, limits=service.limits)
     app.add_middleware(_ServerTiming)  # outermost: the answer's time includes reading the body
     return app
@@ -425,8 +431,28 @@ def _add_error_handlers(app: FastAPI) -> None:
         return _error(exc.status_code, "http_error", str(exc.detail))
 
 
-def _add_routes(app: FastAPI, service: VQPUService) -> None:
-    """``POST /batches``, ``GET /batches/{id}``, ``/health``, ``/status``, ``/metrics``; all need a token."""
+def _submission_answer(service: VQPUService) -> Answer:
+    """``answer(job, body, wait)``: the answer to ``POST /batches``, for the route and :class:`FastSubmit`."""
+
+    async def answer(job: Caller, body: BatchIn, wait: float) -> JSONResponse:
+        try:
+            with service.gate.working():  # the executor waits while the batch is checked and stored
+                view, created = await asyncio.to_thread(service.submit, job, body)
+            if wait > 0:  # submit and result in one round trip
+                view = await service.result(job.job, view["id"], wait)
+        except APIError as exc:
+            return _error(exc.status, exc.code, exc.detail)
+        # JSONResponse directly: the views are plain JSON, FastAPI's encoder would only cost time
+        return JSONResponse(view, status_code=202 if created else 200)
+
+    return answer
+
+
+def _add_routes(app: FastAPI, service: VQPUService, answer: Answer) -> None:
+    """``POST /batches`` (by ``answer``), ``GET /batches/{id}``, ``/health``, ``/status``, ``/metrics``.
+
+    All need a token.
+    """
 
     async def caller_of(request: Request) -> Caller:  # async: no thread hop per request
         return service.caller_of(request.headers)
@@ -436,12 +462,7 @@ def _add_routes(app: FastAPI, service: VQPUService) -> None:
 
     @app.post("/batches", status_code=202, response_model=None)
     async def submit(body: BatchIn, job: Job, wait: Wait = 0.0) -> JSONResponse:
-        with service.gate.working():  # the executor waits while the batch is checked and stored
-            view, created = await asyncio.to_thread(service.submit, job, body)
-        if wait > 0:  # submit and result in one round trip
-            view = await service.result(job.job, view["id"], wait)
-        # JSONResponse directly: the views are plain JSON, FastAPI's encoder would only cost time
-        return JSONResponse(view, status_code=202 if created else 200)
+        return await answer(job, body, wait)
 
     @app.get("/batches/{batch_id}", response_model=None)
     async def result(batch_id: int, job: Job, wait: Wait = 0.0) -> JSONResponse:
