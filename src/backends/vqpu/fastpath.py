@@ -1,8 +1,10 @@
 """A well-formed ``POST /batches`` answered ahead of FastAPI's routing; anything else left to it.
 
-Every batch a client submits passes FastAPI's layers: its exception middleware, the
-router, the request object, the dependency solver and the body's validation, about
-0.3 ms of the server's 1.1 to 1.3 ms on a lone request. :class:`FastSubmit` is an ASGI
+Every batch a client submits would pass FastAPI's layers: its exception middleware,
+the router, the request object, the dependency solver and the body's validation.
+Skipping them takes 0.1 to 0.2 ms off a lone request (1.1 to 1.3 ms inside the server)
+and about 0.4 ms off the median at saturation (docs/results/vqpu-multiplexing.md,
+"Submissions past FastAPI's layers"). :class:`FastSubmit` is an ASGI
 middleware that answers the submissions that the client library sends (a JSON body
 that validates, a known token, no query or one plain ``wait=S``) itself, with the same
 checks and the same ``submit`` coroutine as the route, so the answer is the route's.
