@@ -286,7 +286,6 @@ REQUESTS = st.builds(
 )
 
 
-@pytest.mark.slow
 def test_the_answers_are_the_routes(tmp_path):
     fast_service, route_service = make_service(tmp_path, "fast"), make_service(tmp_path, "route")
     fast_app, route_app = create_app(fast_service), without_fast_path(create_app(route_service))

@@ -751,6 +751,32 @@ def test_relabel_numbers_nodes_by_label_order():
     assert ordered.edges[1, 2] == {"weight": 1.5}
 
 
+@settings(max_examples=100, deadline=None)
+@given(
+    labels=st.lists(st.one_of(st.integers(-50, 50), st.text("abc", min_size=1, max_size=2)), unique=True),
+    pairs=st.lists(st.tuples(st.integers(0, 200), st.integers(0, 200), st.booleans())),
+    sort=st.booleans(),
+)
+def test_relabel_builds_the_graph_add_edges_from_builds(labels, pairs, sort):
+    edges = {}
+    for a, b, weighted in pairs:
+        if len(labels) > 1 and a % len(labels) != b % len(labels):
+            edges[frozenset((labels[a % len(labels)], labels[b % len(labels)]))] = (
+                {"weight": a} if weighted else {}
+            )
+    order = sorted(labels, key=str) if sort else labels
+    expected = nx.Graph(name="src")
+    expected.add_nodes_from((i, {"label": label}) for i, label in enumerate(order))
+    index = {label: i for i, label in enumerate(order)}
+    expected.add_edges_from((index[u], index[v], dict(data)) for (u, v), data in edges.items())
+    built = relabel(order, edges, "src", sort=False)
+    assert built.graph == expected.graph and list(built.nodes(data=True)) == list(expected.nodes(data=True))
+    assert {v: list(built.adj[v].items()) for v in built} == {
+        v: list(expected.adj[v].items()) for v in expected
+    }
+    assert all(built.adj[u][v] is built.adj[v][u] for u, v in built.edges)  # one dict per edge, as networkx
+
+
 def test_from_networkx_converts_canonical_integer_ids_only_when_asked():
     graph = nx.Graph([("10", "2"), ("2", "3")], name="ignored")
     graph.edges["10", "2"]["colour"] = "red"
