@@ -17,23 +17,18 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Awaitable, Callable, Mapping, MutableMapping
-from typing import Any
+from collections.abc import Awaitable, Callable, Mapping
 
 from pydantic import ValidationError
 from starlette.datastructures import Headers
 from starlette.responses import Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from backends.vqpu.service import APIError, BatchIn
 from backends.vqpu.tokens import Caller
 
 __all__ = ["FastSubmit"]
 
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
-ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 Submit = Callable[[Caller, BatchIn, float], Awaitable[Response]]
 
 #: The query strings answered here: none, or one ``wait`` of plain decimal seconds (never
