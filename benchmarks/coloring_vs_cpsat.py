@@ -79,7 +79,7 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__)
 
 import networkx as nx  # noqa: E402
 
-from backends.progress import ProgressLine  # noqa: E402
+from backends.utils.progress import ProgressLine  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 GRAPH_DIR = ROOT / "data" / "graphs"

@@ -22,7 +22,7 @@ from qiskit_addon_cutting import reconstruct_expectation_values  # noqa: E402
 
 import cutting  # noqa: E402
 from backends import get_backend  # noqa: E402
-from backends.progress import ProgressLine  # noqa: E402
+from backends.utils.progress import ProgressLine  # noqa: E402
 from bbqmis import qaoa  # noqa: E402
 from bbqmis.mis.classical import maximum_independent_set  # noqa: E402
 from bbqmis.mis.problem import MISProblem  # noqa: E402

@@ -106,7 +106,7 @@ from typing import Any
 # would shadow the `cutting` package).
 import coloring_vs_cpsat
 
-from backends.progress import ProgressLine
+from backends.utils.progress import ProgressLine
 
 ROOT = Path(__file__).resolve().parent.parent
 #: Sizes (sparse n, sparse m, dense n, medium n) by default and with ``--quick``.

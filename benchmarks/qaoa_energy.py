@@ -71,7 +71,7 @@ import time
 import networkx as nx
 import numpy as np
 
-from backends.progress import ProgressLine
+from backends.utils.progress import ProgressLine
 from bbqmis import MISProblem, qaoa
 
 SMALL_SIZES = (12, 16, 20, 22)

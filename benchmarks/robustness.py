@@ -1499,7 +1499,7 @@ def soak(
     """C clients submit B batches in total; the server is SIGKILLed and restarted K times."""
     from qiskit import QuantumCircuit
 
-    from backends.vqpu.store import read_batches
+    from backends.vqpu.server.store import read_batches
     from backends.vqpu.wire import encode_circuits
 
     multiplexing = _multiplexing()

@@ -76,9 +76,9 @@ sys.path.insert(0, str(ROOT / "benchmarks"))  # vqpu_paper, also when this file 
 
 from vqpu_paper import GRAPH  # noqa: E402
 
-from backends.arguments import integer, real  # noqa: E402
-from backends.vqpu.report import sharing_slowdowns, summarize  # noqa: E402
-from backends.vqpu.store import read_batches  # noqa: E402
+from backends.utils.arguments import integer, real  # noqa: E402
+from backends.vqpu.server.report import sharing_slowdowns, summarize  # noqa: E402
+from backends.vqpu.server.store import read_batches  # noqa: E402
 
 ServerCommand = Callable[..., list[str]]
 
@@ -582,7 +582,7 @@ def policy_comparison(args: argparse.Namespace, out: Path) -> list[dict]:
     The device is the null backend with ``--latency`` seconds per circuit, so every
     policy runs the same batches on the same device time (equal occupancy is checked
     in the table). Per job: mean queue time per batch and the slowdown by sharing
-    (:func:`backends.vqpu.report.sharing_slowdowns`); over all batches: the worst queue
+    (:func:`backends.vqpu.server.report.sharing_slowdowns`); over all batches: the worst queue
     time. Jain's index over each: over queue times it also counts a job's wait behind its
     own backlog; over slowdowns it measures how evenly the jobs gave way to each other
     (share-aware).
@@ -805,7 +805,7 @@ def paper_experiment(args: argparse.Namespace, out: Path) -> int:
     """The paper's experiment with BBQ-MIS jobs under Slurm: table, CSV, figures, one JSON line."""
     from vqpu_paper import experiment, figures, table
 
-    from backends.progress import ProgressLine
+    from backends.utils.progress import ProgressLine
 
     try:
         with ProgressLine(sys.stderr, label="vqpu paper") as progress:

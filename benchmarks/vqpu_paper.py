@@ -43,7 +43,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SLURM = ROOT / "examples" / "slurm"
 sys.path.insert(0, str(ROOT / "src"))
 
-from backends.vqpu.store import read_batches  # noqa: E402
+from backends.vqpu.server.store import read_batches  # noqa: E402
 
 #: Default graph: the Mycielski graph M4 (23 vertices, chromatic number 5, triangle-free), whose
 #: bounds do not meet at the root, so every job branches and samples with QAOA.

@@ -1,7 +1,7 @@
 """Restart of a vQPU server with a long history: its ledger summed by SQLite against reading every batch.
 
 A restarted server takes up its accounting (quantum seconds per job and user, for the
-quotas and ``/metrics``) from its database. :meth:`~backends.vqpu.accounting.Ledger.of_store`
+quotas and ``/metrics``) from its database. :meth:`~backends.vqpu.server.accounting.Ledger.of_store`
 sums the finished batches per job and user in one SQLite query. The peer is the
 server's code before it: every batch read back as a ``Batch`` and charged with
 ``usage_of`` one by one. For each database size, a database of finished batches of
@@ -29,10 +29,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from backends.arguments import integer  # noqa: E402
-from backends.vqpu.accounting import Ledger, usage_of  # noqa: E402
-from backends.vqpu.store import Store  # noqa: E402
-from backends.vqpu.tokens import Caller  # noqa: E402
+from backends.utils.arguments import integer  # noqa: E402
+from backends.vqpu.server.accounting import Ledger, usage_of  # noqa: E402
+from backends.vqpu.server.store import Store  # noqa: E402
+from backends.vqpu.server.tokens import Caller  # noqa: E402
 
 WAYS = ("sum", "peer")
 

@@ -29,9 +29,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from backends.arguments import integer  # noqa: E402
-from backends.vqpu.policies import Policy, RunQueue  # noqa: E402
-from backends.vqpu.store import Queued  # noqa: E402
+from backends.utils.arguments import integer  # noqa: E402
+from backends.vqpu.server.policies import Policy, RunQueue  # noqa: E402
+from backends.vqpu.server.store import Queued  # noqa: E402
 
 #: (label, policy name, waiting-time bound as a fraction of the queue's length, or None);
 #: a batch waits the queue's length on average, so with half of it every pick is by the bound

@@ -13,23 +13,34 @@ code. :func:`get_sampler` and :func:`get_qiskit_backend` make any backend a Qisk
 ``SamplerV2`` or ``BackendV2``, so programs written against Qiskit run on it unchanged.
 This package is the lowest layer: it imports nothing from ``bbqmis``, ``cutting``
 or ``clustagg``, and holds what they all share, the project-wide
-:class:`InvalidParameterError` and the checks of :mod:`backends.validation`.
+:class:`InvalidParameterError` and the checks of :mod:`backends.utils.validation`.
 """
 
-from backends.base import BaseBackend, Execution, QuantumBackend, Run
-from backends.errors import (
-    BackendConnectionError,
-    BackendError,
-    BackendUnavailableError,
-    CircuitTooWideError,
-    InvalidParameterError,
-    MissingTokenError,
-    UnknownBackendError,
-)
-from backends.qiskit_backend import QiskitBackend, get_qiskit_backend
-from backends.qiskit_sampler import Sampler, get_sampler
-from backends.registry import BACKENDS, SPEC_FORMS, get_backend, shared_backend
-from backends.timing import TimingRecord, read_jsonl, record_timings, summarize, write_jsonl
+import importlib
+from typing import Any
+
+#: Public names, with the module that defines each; imported on first use (PEP 562).
+_LAZY = {
+    **dict.fromkeys(["BaseBackend", "Execution", "QuantumBackend", "Run"], "backends.base"),
+    **dict.fromkeys(
+        [
+            "BackendConnectionError",
+            "BackendError",
+            "BackendUnavailableError",
+            "CircuitTooWideError",
+            "InvalidParameterError",
+            "MissingTokenError",
+            "UnknownBackendError",
+        ],
+        "backends.errors",
+    ),
+    **dict.fromkeys(["QiskitBackend", "get_qiskit_backend"], "backends.qiskit_backend"),
+    **dict.fromkeys(["Sampler", "get_sampler"], "backends.qiskit_sampler"),
+    **dict.fromkeys(["BACKENDS", "SPEC_FORMS", "get_backend", "shared_backend"], "backends.registry"),
+    **dict.fromkeys(
+        ["TimingRecord", "read_jsonl", "record_timings", "summarize", "write_jsonl"], "backends.timing"
+    ),
+}
 
 __all__ = [
     "QuantumBackend",
@@ -57,3 +68,17 @@ __all__ = [
     "MissingTokenError",
     "BackendConnectionError",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Import a lazily loaded public name on first use (PEP 562)."""
+    if name not in _LAZY:
+        raise AttributeError(f"module 'backends' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_LAZY[name]), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    """Public names, including the lazily loaded ones."""
+    return __all__

@@ -1,4 +1,4 @@
-"""Checks of circuits that only backends need; the generic checks are in :mod:`backends.validation`."""
+"""Checks of circuits that only backends need; the generic checks are in :mod:`backends.utils.validation`."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from numbers import Number
 from qiskit import QuantumCircuit
 
 from backends.errors import CircuitTooWideError, InvalidParameterError
-from backends.validation import check_positive_int
+from backends.utils.validation import check_positive_int
 
 __all__ = ["check_circuits", "check_shots", "check_width"]
 

@@ -24,9 +24,9 @@ from qiskit.result import Result
 from qiskit.transpiler import StagedPassManager, generate_preset_pass_manager
 
 from backends._validation import check_circuits, check_shots, check_width
-from backends.errors import InvalidParameterError
 from backends.timing import TimingRecord, publish
-from backends.validation import check_nonnegative, check_positive_int, check_seed
+from backends.utils.errors import InvalidParameterError
+from backends.utils.validation import check_nonnegative, check_positive_int, check_seed
 
 __all__ = [
     "QuantumBackend",

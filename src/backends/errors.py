@@ -1,11 +1,12 @@
-"""Exceptions raised by :mod:`backends`, and the project-wide :class:`InvalidParameterError`.
+"""Exceptions raised by :mod:`backends`.
 
-Every backend exception derives from :class:`BackendError`; bad-input errors also derive
-from :class:`ValueError`. :class:`InvalidParameterError` is the one class that every
-package of the project raises for an argument out of range (``bbqmis``, ``cutting`` and
-``clustagg`` re-export it), so one ``except`` clause covers them all. It lives here
-because ``backends`` is the lowest layer, imported by every other package.
+Every backend exception derives from :class:`BackendError`, itself a
+:class:`~backends.utils.errors.ProjectError`; bad-input errors also derive from
+:class:`ValueError`. The project-wide :class:`~backends.utils.errors.InvalidParameterError`
+is re-exported here.
 """
+
+from backends.utils.errors import InvalidParameterError, ProjectError
 
 __all__ = [
     "BackendError",
@@ -18,7 +19,7 @@ __all__ = [
 ]
 
 
-class BackendError(Exception):
+class BackendError(ProjectError):
     """Base class for every error raised by :mod:`backends`.
 
     Examples
@@ -29,23 +30,6 @@ class BackendError(Exception):
     ... except BackendError as error:
     ...     print(type(error).__name__)
     UnknownBackendError
-    """
-
-
-class InvalidParameterError(ValueError, TypeError):
-    """An argument has the wrong type or a value outside its allowed range (any package).
-
-    Examples
-    --------
-    >>> from backends import InvalidParameterError
-    >>> from backends.validation import check_positive_int
-    >>> try:
-    ...     check_positive_int(0, "shots")
-    ... except InvalidParameterError as error:
-    ...     print(error)
-    shots must be a positive integer, got 0
-    >>> issubclass(InvalidParameterError, ValueError)
-    True
     """
 
 

@@ -43,10 +43,10 @@ from qiskit.transpiler import Target
 
 from backends._validation import check_circuits, check_shots
 from backends.base import QuantumBackend
-from backends.errors import InvalidParameterError
 from backends.registry import get_backend
 from backends.timing import record_timings
-from backends.validation import check_random_state, check_seed
+from backends.utils.errors import InvalidParameterError
+from backends.utils.validation import check_random_state, check_seed
 
 __all__ = ["QiskitBackend", "QiskitJob", "get_qiskit_backend"]
 
@@ -103,7 +103,7 @@ class QiskitJob(JobV1):
         >>> job.submit()  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        backends.errors.InvalidParameterError: job ... was submitted already, got a second submit()
+        backends.utils.errors.InvalidParameterError: job ... was submitted already, got a second submit()
         """
         if self._future is not None:
             raise InvalidParameterError(f"job {self.job_id()} was submitted already, got a second submit()")

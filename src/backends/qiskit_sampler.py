@@ -30,10 +30,10 @@ from qiskit.primitives.containers import SamplerPubLike
 from qiskit.primitives.containers.sampler_pub import SamplerPub
 
 from backends.base import QuantumBackend
-from backends.errors import InvalidParameterError
 from backends.qiskit_backend import QiskitBackend, get_qiskit_backend
 from backends.timing import record_timings
-from backends.validation import check_positive_int
+from backends.utils.errors import InvalidParameterError
+from backends.utils.validation import check_positive_int
 
 __all__ = ["Sampler", "get_sampler"]
 

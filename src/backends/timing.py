@@ -16,8 +16,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
-from backends.errors import InvalidParameterError
-from backends.validation import check_positive_int
+from backends.utils.errors import InvalidParameterError
+from backends.utils.validation import check_positive_int
 
 __all__ = ["TimingRecord", "publish", "read_jsonl", "record_timings", "summarize", "write_jsonl"]
 
@@ -69,7 +69,7 @@ class TimingRecord:
     >>> TimingRecord("aer", 0.0, 0.0, 1.0, 1.0, 0.0, 0.0, circuits=1, shots=0)
     Traceback (most recent call last):
     ...
-    backends.errors.InvalidParameterError: shots must be a positive integer, got 0
+    backends.utils.errors.InvalidParameterError: shots must be a positive integer, got 0
     """
 
     label: str

@@ -26,8 +26,8 @@ from typing import TypeAlias
 import numpy as np
 
 from backends import QuantumBackend, record_timings, shared_backend
-from backends.errors import InvalidParameterError
-from backends.validation import SeedLike, check_nonnegative, check_positive_int, check_random_state
+from backends.utils.errors import InvalidParameterError
+from backends.utils.validation import SeedLike, check_nonnegative, check_positive_int, check_random_state
 
 from .mis import qaoa
 from .mis.classical import simulated_annealing

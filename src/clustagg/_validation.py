@@ -1,4 +1,4 @@
-"""The parameter checks that only clustering needs; the generic ones are in :mod:`backends.validation`."""
+"""Parameter checks only clustering needs; the generic ones are in :mod:`backends.utils.validation`."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from backends.errors import InvalidParameterError
-from backends.validation import check_seed
+from backends.utils.errors import InvalidParameterError
+from backends.utils.validation import check_seed
 
 __all__ = ["MAX_ABS_VALUE", "check_candidate_ids", "check_points", "check_round_seed", "first_overlap"]
 
@@ -127,7 +127,7 @@ def check_candidate_ids(ids: object, n_candidates: int, name: str = "chosen") ->
 def check_round_seed(seed: object, name: str = "seed") -> int:
     """Return ``seed`` as an int >= 0; ``None`` is refused (a round always has a seed).
 
-    This is :func:`backends.validation.check_seed` with ``optional=False``, typed as ``int``.
+    This is :func:`backends.utils.validation.check_seed` with ``optional=False``, typed as ``int``.
 
     Raises
     ------

@@ -24,7 +24,7 @@ import networkx as nx
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from backends.validation import check_positive_int
+from backends.utils.validation import check_positive_int
 from bbqmis.mis.problem import MISProblem
 
 from ._validation import check_candidate_ids, check_points, check_round_seed, first_overlap

@@ -1,7 +1,7 @@
 """Command line: ``python -m clustagg {run,workflow,cluster,aggregate,score,generate}``.
 
 ``run`` and ``workflow`` show the phase of every round on stderr
-(:class:`backends.progress.ProgressLine`: live on a terminal, plain lines in a pipe;
+(:class:`backends.utils.progress.ProgressLine`: live on a terminal, plain lines in a pipe;
 ``--quiet`` silences it); ``--help`` shows every default and examples. Exit status: 0 on
 success, 1 on an internal failure, 2 on bad input or environment, 130 when interrupted,
 each failure with a one-line reason on stderr.
@@ -16,13 +16,14 @@ import logging
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from backends.files import check_distinct, check_folder_writable, check_writable
-from backends.progress import ProgressLine
+from backends.utils.arguments import CommandParser
+from backends.utils.files import check_distinct, check_folder_writable, check_writable
+from backends.utils.progress import ProgressLine
 
 from . import steps
 from .clusterers import MAX_CLUSTERS
@@ -106,14 +107,6 @@ class _HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefa
         return super()._get_help_string(action)
 
 
-class _Parser(argparse.ArgumentParser):
-    """ArgumentParser whose errors are one line on stderr and exit status 2."""
-
-    def error(self, message: str) -> NoReturn:
-        """Print ``message`` as one line and exit with status 2."""
-        self.exit(2, f"{self.prog}: error: {message}\n")
-
-
 def _solver_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("solver")
     group.add_argument("--solver", choices=sorted(SOLVERS), default="anneal", help="MWIS solver")
@@ -152,7 +145,7 @@ def _silhouette_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _add_parser(
-    commands: argparse._SubParsersAction[_Parser], name: str, text: str, *examples: str
+    commands: argparse._SubParsersAction[CommandParser], name: str, text: str, *examples: str
 ) -> argparse.ArgumentParser:
     """Add subcommand ``name`` with help ``text``, shown defaults and its examples."""
     parser: argparse.ArgumentParser = commands.add_parser(
@@ -165,7 +158,7 @@ def _add_parser(
     return parser
 
 
-def _add_loop_command(commands: argparse._SubParsersAction[_Parser], name: str, text: str) -> None:
+def _add_loop_command(commands: argparse._SubParsersAction[CommandParser], name: str, text: str) -> None:
     """Add ``run`` or ``workflow``: the whole loop, with its data, loop and mode options."""
     sub = _add_parser(commands, name, text)
     source = sub.add_mutually_exclusive_group()
@@ -196,7 +189,7 @@ def _add_loop_command(commands: argparse._SubParsersAction[_Parser], name: str, 
     sub.add_argument("--quiet", action="store_true", help="no progress on stderr")
 
 
-def _add_step_commands(commands: argparse._SubParsersAction[_Parser]) -> None:
+def _add_step_commands(commands: argparse._SubParsersAction[CommandParser]) -> None:
     """Add ``generate`` and the three workflow steps ``cluster``, ``aggregate`` and ``score``."""
     sub = _add_parser(commands, "generate", "write the reference data (CSV, or .npy by the --out suffix)")
     sub.add_argument("--n-samples", type=int, default=REFERENCE_SAMPLES, help="number of points")
@@ -228,7 +221,7 @@ def _add_step_commands(commands: argparse._SubParsersAction[_Parser]) -> None:
 
 
 def _build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(
+    parser = CommandParser(
         prog="clustagg" if Path(sys.argv[0]).name == "clustagg" else "python -m clustagg",
         description="Clustering aggregation: k-means, DBSCAN and single linkage combined by a "
         "maximum-weight independent set (annealing, exact or QAOA), looped until the silhouette "
@@ -239,7 +232,7 @@ def _build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--version", action="version", version=f"%(prog)s {importlib.metadata.version('bbqmis')}"
     )
-    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=CommandParser)
     _add_loop_command(commands, "run", "run the whole loop")
     _add_loop_command(commands, "workflow", "run the loop as file-passing steps")
     _add_step_commands(commands)

@@ -55,7 +55,7 @@ from sklearn.cluster import AgglomerativeClustering, KMeans
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.neighbors import KDTree
 
-from backends.validation import check_choice, check_interval, check_positive_int
+from backends.utils.validation import check_choice, check_interval, check_positive_int
 
 from ._validation import check_points, check_round_seed
 from .errors import InvalidParameterError

@@ -15,8 +15,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from sklearn.datasets import make_blobs
 
-from backends.files import atomic_write
-from backends.validation import check_positive_int
+from backends.utils.files import atomic_write
+from backends.utils.validation import check_positive_int
 
 from ._validation import check_points
 from .errors import DataFormatError
@@ -145,7 +145,7 @@ def write_points(points: ArrayLike, path: str | os.PathLike[str]) -> None:
     """Write points as a ``.npy`` array, or else as CSV with an ``x0,x1,...`` header.
 
     Either is readable by :func:`read_points`; the file is replaced atomically
-    (:func:`backends.files.atomic_write`).
+    (:func:`backends.utils.files.atomic_write`).
 
     Examples
     --------

@@ -1,17 +1,17 @@
 """Exceptions raised by :mod:`clustagg`.
 
 Every exception specific to :mod:`clustagg` derives from :class:`ClustAggError`. Bad
-parameters raise the project-wide :class:`~backends.errors.InvalidParameterError`
+parameters raise the project-wide :class:`~backends.utils.errors.InvalidParameterError`
 (re-exported here), so one ``except`` clause covers every package. Errors caused by bad
 input also derive from :class:`ValueError`.
 """
 
-from backends.errors import InvalidParameterError
+from backends.utils.errors import InvalidParameterError, ProjectError
 
 __all__ = ["ClustAggError", "DataFormatError", "InvalidParameterError", "StepInputError"]
 
 
-class ClustAggError(Exception):
+class ClustAggError(ProjectError):
     """Base class for the errors specific to :mod:`clustagg`.
 
     Examples

@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from backends.validation import check_interval, check_nonnegative, check_positive_int
+from backends.utils.validation import check_interval, check_nonnegative, check_positive_int
 
 from .clusterers import draw_parameters
 from .reference import reference_parameters
@@ -39,7 +39,7 @@ class LoopSettings:
         seeds 0..9) instead of drawing them.
     progress : callable, optional
         Called with a snapshot mapping as each phase of a round starts and when the loop
-        ends (:meth:`report`), for example a :class:`backends.progress.ProgressLine`.
+        ends (:meth:`report`), for example a :class:`backends.utils.progress.ProgressLine`.
 
     Raises
     ------

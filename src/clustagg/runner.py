@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Any
 
 from numpy.typing import ArrayLike
 
-from backends.validation import check_choice, check_positive_int
+from backends.utils.validation import check_choice, check_positive_int
 
 from ._validation import check_points, check_round_seed
 from .baseline import run_baseline
@@ -111,7 +111,7 @@ def run(
     progress : callable, optional
         Receives a snapshot (phase, round, last and best silhouette) as each phase starts
         and when the loop ends, on rank 0; for example a
-        :class:`backends.progress.ProgressLine`.
+        :class:`backends.utils.progress.ProgressLine`.
     solver_options : dict, optional
         Options for a named solver, e.g. ``{"backend": "aer", "shots": 2000}`` for QAOA.
     workdir : path, optional

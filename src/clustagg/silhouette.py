@@ -31,7 +31,7 @@ import numba
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from backends.validation import check_positive_int
+from backends.utils.validation import check_positive_int
 
 from ._validation import check_points, check_round_seed
 from .errors import InvalidParameterError

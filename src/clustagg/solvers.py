@@ -17,7 +17,7 @@ from typing import Any, Protocol
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from backends.validation import check_positive_int
+from backends.utils.validation import check_positive_int
 from bbqmis.mis.classical import check_beta_range, maximum_independent_set, simulated_annealing
 from bbqmis.mis.problem import MISProblem
 

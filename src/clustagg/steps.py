@@ -10,7 +10,7 @@ A round with seed ``s`` (run seed + round index) is
    the loop state (history and best so far, :class:`~clustagg.loop.LoopState`).
 
 The ``*_file`` functions run a step from files and write its output atomically
-(:func:`backends.files.atomic_write`: a temporary file in the same directory, then a
+(:func:`backends.utils.files.atomic_write`: a temporary file in the same directory, then a
 rename): a killed step leaves either no output or a complete one, and rerunning a step
 on the same inputs writes the same bytes' worth of content, so a workflow recovers by
 rerunning whatever is missing.
@@ -46,8 +46,8 @@ from typing import IO, TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
-from backends import files
-from backends.validation import check_nonnegative
+from backends.utils import files
+from backends.utils.validation import check_nonnegative
 
 from . import aggregate as agg
 from ._validation import check_candidate_ids, check_round_seed, first_overlap
@@ -207,7 +207,7 @@ def score_round(
 
 # -- files ------------------------------------------------------------------------------
 def atomic_write(path: str | os.PathLike[str], write: Callable[[IO[bytes]], object]) -> None:
-    """:func:`backends.files.atomic_write`, creating the output's directory if missing.
+    """:func:`backends.utils.files.atomic_write`, creating the output's directory if missing.
 
     Parameters
     ----------

@@ -3,10 +3,10 @@
 Every exception specific to :mod:`cutting` derives from :class:`CuttingError`; refusals
 caused by the input (a graph without a small separator, a plan too wide or too costly)
 also derive from :class:`ValueError`. A parameter out of range raises the project-wide
-:class:`~backends.errors.InvalidParameterError`, re-exported here.
+:class:`~backends.utils.errors.InvalidParameterError`, re-exported here.
 """
 
-from backends.errors import InvalidParameterError
+from backends.utils.errors import InvalidParameterError, ProjectError
 
 __all__ = [
     "CuttingError",
@@ -17,7 +17,7 @@ __all__ = [
 ]
 
 
-class CuttingError(Exception):
+class CuttingError(ProjectError):
     """Base class for every error raised by :mod:`cutting`.
 
     Examples

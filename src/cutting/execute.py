@@ -11,7 +11,7 @@ from numpy.typing import NDArray
 from qiskit.circuit import QuantumCircuit
 
 from backends import QuantumBackend, shared_backend
-from backends.validation import check_positive_int
+from backends.utils.validation import check_positive_int
 from bbqmis.mis.qaoa import QAOAAngles, check_angles
 
 from .plan import CutPlan
@@ -31,7 +31,7 @@ __all__ = [
 AnglesLike: TypeAlias = QAOAAngles | tuple[float, float]
 
 #: A progress callback: called with snapshot mappings such as ``{"phase": "run", "done": 0,
-#: "total": 192}`` (:class:`backends.progress.ProgressLine` renders them).
+#: "total": 192}`` (:class:`backends.utils.progress.ProgressLine` renders them).
 Progress: TypeAlias = Callable[[Mapping[str, Any]], None]
 
 

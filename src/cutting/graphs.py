@@ -6,7 +6,7 @@ import networkx as nx
 import numpy as np
 from numpy.typing import NDArray
 
-from backends.validation import (
+from backends.utils.validation import (
     SeedLike,
     check_nonnegative_int,
     check_positive_int,

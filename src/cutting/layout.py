@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from backends.errors import InvalidParameterError
+from backends.utils.errors import InvalidParameterError
 from bbqmis.mis.problem import MISProblem
 
 from .errors import FragmentTooWideError, NoSeparatorError

@@ -18,8 +18,8 @@ from numpy.typing import NDArray
 from qiskit.circuit import Parameter, QuantumCircuit
 from qiskit_addon_cutting.qpd import WeightType
 
-from backends.errors import InvalidParameterError
-from backends.validation import check_nonnegative, check_positive_int
+from backends.utils.errors import InvalidParameterError
+from backends.utils.validation import check_nonnegative, check_positive_int
 from bbqmis.mis.problem import MISProblem
 
 from .circuits import CutExperiments, cut_experiments

@@ -20,7 +20,7 @@ from qiskit_addon_cutting import expand_observables, partition_problem
 from qiskit_addon_cutting.qpd import WeightType
 
 from backends import QuantumBackend
-from backends.errors import InvalidParameterError
+from backends.utils.errors import InvalidParameterError
 
 from .execute import CutResults, register_values, run_subexperiments
 from .plan import CutPlan

@@ -21,7 +21,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from backends import QuantumBackend
-from backends.validation import SeedLike, check_choice, check_positive_int, check_random_state
+from backends.utils.validation import SeedLike, check_choice, check_positive_int, check_random_state
 
 from .execute import AnglesLike, CutResults, Progress, run_subexperiments
 from .plan import CutPlan

@@ -8,7 +8,7 @@ from typing import NamedTuple
 
 import networkx as nx
 
-from backends.validation import check_choice, check_nonnegative_int, check_positive_int
+from backends.utils.validation import check_choice, check_nonnegative_int, check_positive_int
 
 from .errors import NoSeparatorError
 

@@ -10,7 +10,7 @@ from qiskit.circuit import Parameter
 from backends import get_backend, get_qiskit_backend, get_sampler
 from backends.base import MAX_SHOTS
 from backends.errors import InvalidParameterError, UnknownBackendError
-from backends.validation import check_finite, check_finite_array
+from backends.utils.validation import check_finite, check_finite_array
 
 
 def rotation():

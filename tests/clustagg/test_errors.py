@@ -6,7 +6,7 @@ from clustagg.data import parse_points
 
 
 def test_hierarchy():
-    assert errors.InvalidParameterError is backends.errors.InvalidParameterError
+    assert errors.InvalidParameterError is backends.utils.errors.InvalidParameterError
     for error in (errors.DataFormatError, errors.StepInputError):
         assert issubclass(error, errors.ClustAggError) and issubclass(error, ValueError)
     assert not issubclass(errors.ClustAggError, ValueError)  # e.g. a workflow step that failed twice

@@ -5,7 +5,7 @@ import math
 import networkx as nx
 import pytest
 
-from backends.errors import InvalidParameterError
+from backends.utils.errors import InvalidParameterError
 from bbqmis.mis import MISProblem
 from cutting import cut_qaoa, expectation, run_subexperiments, sample
 

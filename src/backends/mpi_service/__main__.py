@@ -9,9 +9,9 @@ import argparse
 import importlib.metadata
 import json
 import sys
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING
 
-from backends.arguments import integer, real
+from backends.utils.arguments import CommandParser, integer, real
 
 if TYPE_CHECKING:
     from backends.base import QuantumBackend
@@ -39,17 +39,9 @@ _SHOTS = integer(1, 2**31 - 1)
 _SECONDS = real(0.0, 1e9)
 
 
-class _Parser(argparse.ArgumentParser):
-    """Argument parser whose errors are one line and exit code 2."""
-
-    def error(self, message: str) -> NoReturn:
-        """Print ``message`` as one line and exit with code 2."""
-        self.exit(2, f"{self.prog}: error: {message}\n")
-
-
 def build_parser() -> argparse.ArgumentParser:
     """Return the parser of ``python -m backends.mpi_service``."""
-    parser = _Parser(
+    parser = CommandParser(
         prog="python -m backends.mpi_service",
         description="Quantum service over MPI: one process owns a backend and runs its clients' circuits.",
         epilog=EXAMPLES,
@@ -58,7 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--version", action="version", version=f"%(prog)s {importlib.metadata.version('bbqmis')}"
     )
-    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=CommandParser)
     serve = commands.add_parser(
         "serve", help="run the service", epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -112,8 +104,8 @@ def main(argv: list[str] | None = None) -> int:
     """Run the command line; return the exit status (2 on bad input)."""
     args = build_parser().parse_args(argv)
     from backends.errors import BackendError, InvalidParameterError
-    from backends.files import atomic_write_text, check_writable
     from backends.registry import get_backend
+    from backends.utils.files import atomic_write_text, check_writable
 
     prog = "python -m backends.mpi_service"
     try:

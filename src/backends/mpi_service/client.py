@@ -33,7 +33,7 @@ from backends.base import BaseBackend, Execution
 from backends.errors import BackendError, InvalidParameterError
 from backends.mpi_service import protocol
 from backends.mpi_service.names import check_name, lookup
-from backends.validation import check_nonnegative, check_positive_int, check_seed
+from backends.utils.validation import check_nonnegative, check_positive_int, check_seed
 from backends.vqpu.client import RemoteDevice
 
 if TYPE_CHECKING:
@@ -177,11 +177,11 @@ class MPIServiceBackend(BaseBackend):
     >>> MPIServiceBackend("world:last")
     Traceback (most recent call last):
     ...
-    backends.errors.InvalidParameterError: spec 'mpi:world:RANK' needs RANK >= 0, got 'last'
+    backends.utils.errors.InvalidParameterError: spec 'mpi:world:RANK' needs RANK >= 0, got 'last'
     >>> MPIServiceBackend("qpu", timeout=float("nan"))
     Traceback (most recent call last):
     ...
-    backends.errors.InvalidParameterError: timeout must be a finite number >= 0, got nan
+    backends.utils.errors.InvalidParameterError: timeout must be a finite number >= 0, got nan
 
     Connecting needs a running service (``python -m backends.mpi_service serve --name qpu``):
 

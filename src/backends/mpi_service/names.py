@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from backends.errors import BackendConnectionError, InvalidParameterError
-from backends.files import atomic_write
+from backends.utils.files import atomic_write
 
 __all__ = ["PORT_DIR_VARIABLE", "check_name", "lookup", "publish", "unpublish"]
 
@@ -41,7 +41,7 @@ def check_name(name: str) -> str:
     >>> check_name("-qpu")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    backends.errors.InvalidParameterError: service name must be 1 to 64 letters, ... got '-qpu'
+    backends.utils.errors.InvalidParameterError: service name must be 1 to 64 letters, ... got '-qpu'
     """
     if not isinstance(name, str) or not _NAME.fullmatch(name):
         raise InvalidParameterError(

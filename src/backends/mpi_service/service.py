@@ -22,10 +22,10 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 from backends.base import QuantumBackend
-from backends.errors import InvalidParameterError
 from backends.mpi_service import protocol
 from backends.mpi_service.names import check_name, publish, unpublish
-from backends.validation import check_nonnegative, check_positive_int
+from backends.utils.errors import InvalidParameterError
+from backends.utils.validation import check_nonnegative, check_positive_int
 
 if TYPE_CHECKING:
     from mpi4py import MPI

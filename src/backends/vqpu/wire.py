@@ -174,7 +174,7 @@ def decode_circuits(payload: str | bytes) -> list[QuantumCircuit]:
         If ``payload`` is not base64-encoded QPY holding circuits.
     MemoryError
         If the circuits do not fit in memory (hostile payloads can declare huge
-        circuits: the server deserialises in :mod:`backends.vqpu.sandbox`).
+        circuits: the server deserialises in :mod:`backends.vqpu.server.sandbox`).
 
     Examples
     --------

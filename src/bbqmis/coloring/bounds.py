@@ -20,7 +20,7 @@ import networkx as nx
 import numpy as np
 from scipy.sparse.csgraph import connected_components
 
-from backends.errors import InvalidParameterError
+from backends.utils.errors import InvalidParameterError
 
 __all__ = [
     "ChromaticBounds",

@@ -34,8 +34,8 @@ from typing import NamedTuple
 
 import networkx as nx
 
-from backends.errors import InvalidParameterError
-from backends.validation import SeedLike, check_random_state
+from backends.utils.errors import InvalidParameterError
+from backends.utils.validation import SeedLike, check_random_state
 
 from ..solver import add_stats, new_stats
 from .bounds import dsatur_coloring
@@ -344,7 +344,7 @@ def replay(graph: nx.Graph, path: Iterable[Step]) -> tuple[nx.Graph, dict[Hashab
     >>> replay(nx.path_graph(4), [("merge", 0, 1)])
     Traceback (most recent call last):
     ...
-    backends.errors.InvalidParameterError: step 1 ('merge', 0, 1) of the path joins adjacent vertices
+    backends.utils.errors.InvalidParameterError: step 1 ('merge', 0, 1) of the path joins adjacent vertices
     """
     node = nx.Graph(graph)
     groups: dict[Hashable, tuple[Hashable, ...]] = {v: (v,) for v in graph}

@@ -33,7 +33,7 @@ from typing import Any, TypeGuard
 
 import networkx as nx
 
-from backends.files import atomic_write_text
+from backends.utils.files import atomic_write_text
 
 from ..solver import add_stats
 from .branch_price import PriceTree, check_tree

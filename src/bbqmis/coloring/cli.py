@@ -15,10 +15,10 @@ Errors and exit status:
   on stderr; status 1. The last checkpoint is kept, and the best result so far is written
   when the failure carries one (``exc.partial``);
 - an output that cannot be written at the end (a full disk): one line on stderr; status 1.
-  The outputs are tried up front (:func:`backends.files.check_writable`), so this is rare,
+  The outputs are tried up front (:func:`backends.utils.files.check_writable`), so this is rare,
   and the result is still printed (and written to ``--json`` when only ``--plot`` fails).
 
-Outputs are written by :func:`backends.files.atomic_write`: a new or regular file is
+Outputs are written by :func:`backends.utils.files.atomic_write`: a new or regular file is
 replaced atomically, a device such as ``/dev/null`` is written, not replaced.
 """
 
@@ -36,14 +36,14 @@ import threading
 import time
 import traceback
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 import networkx as nx
 
-from backends.arguments import integer, real
 from backends.errors import BackendError, InvalidParameterError
-from backends.files import atomic_write_text, check_distinct, check_writable
-from backends.progress import ProgressLine
+from backends.utils.arguments import CommandParser, integer, real
+from backends.utils.files import atomic_write_text, check_distinct, check_writable
+from backends.utils.progress import ProgressLine
 
 from ..mis.errors import BBQMISError
 from ..mis.graphio import EXTENSIONS, FORMATS, read_graph
@@ -86,17 +86,11 @@ def _prog_name() -> str:
     return "bbqmis" if Path(sys.argv[0]).name == "bbqmis" else "python -m bbqmis"
 
 
-class _Parser(argparse.ArgumentParser):
-    """An argument parser whose errors are one line (``bbqmis: error: argument --shots: ...``), status 2."""
-
-    def error(self, message: str) -> NoReturn:
-        self.exit(2, f"bbqmis: error: {' '.join(message.split())}\n")
-
-
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``python -m bbqmis``."""
-    parser = _Parser(
+    parser = CommandParser(
         prog=_prog_name(),
+        name="bbqmis",
         description="Colour a graph by branch-and-bound over maximal independent sets sampled "
         "with single-layer QAOA (or a classical sampler); prove optimality where the bounds allow.",
         epilog=EXAMPLES,

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import networkx as nx
 import numpy as np
 
-from backends.validation import check_positive_int
+from backends.utils.validation import check_positive_int
 
 __all__ = ["MAX_BITSET_NODES", "CliqueResult", "adjacency_bitsets", "graph_clique", "max_clique"]
 

@@ -29,7 +29,7 @@ from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
-from backends.validation import check_choice, check_positive_int
+from backends.utils.validation import check_choice, check_positive_int
 
 from .limits import STOP
 
@@ -183,7 +183,7 @@ def make_executor(
     ...     pass
     Traceback (most recent call last):
     ...
-    backends.errors.InvalidParameterError: kind must be one of 'auto', 'serial', ...; got 'threads'
+    backends.utils.errors.InvalidParameterError: kind must be one of 'auto', 'serial', ...; got 'threads'
     """
     if workers is not None:
         workers = check_positive_int(workers, "workers")

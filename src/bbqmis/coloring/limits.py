@@ -32,7 +32,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from backends.validation import check_nonnegative, check_positive_int
+from backends.utils.validation import check_nonnegative, check_positive_int
 
 __all__ = [
     "STOP",
@@ -245,7 +245,7 @@ class Limits:
     >>> Limits(node_limit=0)
     Traceback (most recent call last):
     ...
-    backends.errors.InvalidParameterError: node_limit must be a positive integer, got 0
+    backends.utils.errors.InvalidParameterError: node_limit must be a positive integer, got 0
     """
 
     time_limit: float | None = None

@@ -32,8 +32,8 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import linprog
 
-from backends.errors import InvalidParameterError
-from backends.validation import check_nonnegative
+from backends.utils.errors import InvalidParameterError
+from backends.utils.validation import check_nonnegative
 
 from .errors import SearchError
 
@@ -356,7 +356,7 @@ class ColumnPool:
         >>> pool.add_masks([0b0011])
         Traceback (most recent call last):
         ...
-        backends.errors.InvalidParameterError: sets must be independent; [0, 1] contains an edge
+        backends.utils.errors.InvalidParameterError: sets must be independent; [0, 1] contains an edge
         """
         added = 0
         for mask in masks:

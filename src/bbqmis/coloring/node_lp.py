@@ -23,8 +23,8 @@ from collections.abc import Iterable, Mapping, Sequence
 import networkx as nx
 import numpy as np
 
-from backends.errors import InvalidParameterError
-from backends.validation import check_positive_int, check_probability
+from backends.utils.errors import InvalidParameterError
+from backends.utils.validation import check_positive_int, check_probability
 
 from ..solver import Stats, add_stats, new_stats
 from .master import ColumnPool, IndexedGraph, bit_indices
@@ -100,7 +100,7 @@ class NodeLP:
     >>> NodeLP(nx.path_graph(200_000), ("greedy",))
     Traceback (most recent call last):
     ...
-    backends.errors.InvalidParameterError: graph has 200000 vertices; node LPs take graphs of at most 4000
+    backends.utils.errors.InvalidParameterError: graph has 200000 vertices; node LPs take graphs of at most 4000
     """
 
     def __init__(

@@ -1,7 +1,7 @@
 """Figures of a colouring run: the coloured graph, and the incumbent and bound over time.
 
 Drawn with matplotlib's object interface on the Agg canvas (no display, no pyplot state),
-and saved atomically (:func:`backends.files.atomic_write`): the PNG appears complete or
+and saved atomically (:func:`backends.utils.files.atomic_write`): the PNG appears complete or
 not at all.
 """
 
@@ -17,7 +17,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from backends.files import atomic_write
+from backends.utils.files import atomic_write
 
 from .result import ColoringResult
 

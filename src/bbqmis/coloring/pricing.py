@@ -51,8 +51,8 @@ import numpy.typing as npt
 import scipy.sparse as sp
 from scipy.optimize import Bounds, LinearConstraint, milp
 
-from backends.errors import InvalidParameterError
-from backends.validation import (
+from backends.utils.errors import InvalidParameterError
+from backends.utils.validation import (
     SeedLike,
     build_named,
     check_interval,
@@ -820,7 +820,7 @@ def get_pricer(pricer: PricerLike, **options: Any) -> Pricer:
     >>> get_pricer("magic")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    backends.errors.InvalidParameterError: pricer must be one of ...; got 'magic'
+    backends.utils.errors.InvalidParameterError: pricer must be one of ...; got 'magic'
     """
     named = build_named(pricer, "pricer", _PRICERS, options)
     if named is not None:

@@ -24,8 +24,8 @@ from typing import Any, Protocol, TypeAlias, runtime_checkable
 import networkx as nx
 import numpy as np
 
-from backends.errors import InvalidParameterError
-from backends.validation import SeedLike, build_named, check_positive_int, check_random_state
+from backends.utils.errors import InvalidParameterError
+from backends.utils.validation import SeedLike, build_named, check_positive_int, check_random_state
 
 from ..mis.classical import check_beta_range, simulated_annealing
 from ..mis.problem import MISProblem, check_graph
@@ -538,7 +538,7 @@ def get_sampler(sampler: SamplerLike = "qaoa", **options: Any) -> MISSampler:
     >>> get_sampler("quantum")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    backends.errors.InvalidParameterError: sampler must be one of 'qaoa', ...; got 'quantum'
+    backends.utils.errors.InvalidParameterError: sampler must be one of 'qaoa', ...; got 'quantum'
     """
     named = build_named(sampler, "sampler", _SAMPLERS, options)
     if named is not None:

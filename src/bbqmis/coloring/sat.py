@@ -30,8 +30,8 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from backends.errors import InvalidParameterError
-from backends.validation import check_nonnegative_int
+from backends.utils.errors import InvalidParameterError
+from backends.utils.validation import check_nonnegative_int
 
 from .dsatur_exact import ExactColoring
 

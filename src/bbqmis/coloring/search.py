@@ -40,8 +40,8 @@ from typing import Any
 
 import networkx as nx
 
-from backends.errors import InvalidParameterError
-from backends.validation import check_choice, check_nonnegative, check_probability
+from backends.utils.errors import InvalidParameterError
+from backends.utils.validation import check_choice, check_nonnegative, check_probability
 
 from .bounds import dsatur_coloring
 from .checkpoint import Checkpoint

@@ -37,8 +37,8 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from backends.errors import InvalidParameterError
-from backends.validation import SeedLike, check_nonnegative_int, check_positive_int, check_random_state
+from backends.utils.errors import InvalidParameterError
+from backends.utils.validation import SeedLike, check_nonnegative_int, check_positive_int, check_random_state
 
 __all__ = ["Descent", "descend", "improve_coloring", "tabucol"]
 

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 import networkx as nx
 import numpy as np
 
-from backends.errors import InvalidParameterError
-from backends.validation import SeedLike, check_positive_int, check_random_state
+from backends.utils.errors import InvalidParameterError
+from backends.utils.validation import SeedLike, check_positive_int, check_random_state
 
 from .problem import MISProblem, WeightsLike
 
@@ -100,7 +100,7 @@ def check_beta_range(beta_range: Sequence[float]) -> tuple[float, float]:
     >>> check_beta_range((5.0, 1.0))
     Traceback (most recent call last):
     ...
-    backends.errors.InvalidParameterError: beta_range must be (low, high) with 0 < low < high, got (5.0, 1.0)
+    backends.utils.errors.InvalidParameterError: beta_range must be (low, high) with 0 < low < high, got (5.0, 1.0)
     """
     try:
         low, high = (float(beta) for beta in beta_range)

@@ -3,15 +3,15 @@
 Every exception specific to :mod:`bbqmis` derives from :class:`BBQMISError`; errors
 caused by bad input also derive from :class:`ValueError`, so callers that only know the
 standard library can still catch them. A parameter out of range raises the
-project-wide :class:`~backends.errors.InvalidParameterError`, re-exported here.
+project-wide :class:`~backends.utils.errors.InvalidParameterError`, re-exported here.
 """
 
-from backends.errors import InvalidParameterError
+from backends.utils.errors import InvalidParameterError, ProjectError
 
 __all__ = ["BBQMISError", "GraphFormatError", "InvalidParameterError"]
 
 
-class BBQMISError(Exception):
+class BBQMISError(ProjectError):
     """Base class for every error specific to :mod:`bbqmis`.
 
     Examples

@@ -35,8 +35,8 @@ import numpy as np
 import numpy.typing as npt
 import scipy.sparse as sp
 
-from backends.errors import InvalidParameterError
-from backends.validation import SeedLike, check_finite, check_random_state
+from backends.utils.errors import InvalidParameterError
+from backends.utils.validation import SeedLike, check_finite, check_random_state
 
 from .adjacency import Adjacency, adjacency
 
@@ -114,7 +114,7 @@ def check_graph(graph: object, name: str = "graph") -> nx.Graph:
     >>> check_graph(nx.Graph([(0, 0), (0, 1)]))
     Traceback (most recent call last):
     ...
-    backends.errors.InvalidParameterError: graph must have no self-loops (a vertex adjacent to itself \
+    backends.utils.errors.InvalidParameterError: graph must have no self-loops (a vertex adjacent to itself \
 is in no independent set), got one on node 0
     """
     if not isinstance(graph, nx.Graph) or graph.is_directed() or graph.is_multigraph():

@@ -43,9 +43,9 @@ import scipy.sparse as sp
 from qiskit.circuit import Parameter, QuantumCircuit
 
 from backends.base import QuantumBackend
-from backends.errors import InvalidParameterError
 from backends.registry import shared_backend
-from backends.validation import check_choice, check_finite, check_finite_array, check_positive_int
+from backends.utils.errors import InvalidParameterError
+from backends.utils.validation import check_choice, check_finite, check_finite_array, check_positive_int
 
 from .adjacency import Adjacency, adjacency
 from .problem import MISProblem
@@ -132,11 +132,11 @@ def check_angles(angles: object) -> tuple[float, float]:
     >>> check_angles((0.4,))
     Traceback (most recent call last):
     ...
-    backends.errors.InvalidParameterError: angles must be QAOAAngles or a pair (gamma, beta), got (0.4,)
+    backends.utils.errors.InvalidParameterError: angles must be QAOAAngles or a pair (gamma, beta), got (0.4,)
     >>> check_angles((float("nan"), 0.2))
     Traceback (most recent call last):
     ...
-    backends.errors.InvalidParameterError: gamma must be a finite number, got nan
+    backends.utils.errors.InvalidParameterError: gamma must be a finite number, got nan
     """
     if isinstance(angles, QAOAAngles):
         angles = (angles.gamma, angles.beta)

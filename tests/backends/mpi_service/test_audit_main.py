@@ -6,8 +6,8 @@ import sys
 
 import pytest
 
-from backends.errors import InvalidParameterError
 from backends.mpi_service.client import MPIServiceBackend
+from backends.utils.errors import InvalidParameterError
 
 PROG = "python -m backends.mpi_service"
 

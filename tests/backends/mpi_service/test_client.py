@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from backends import get_backend
-from backends.errors import InvalidParameterError
+from backends.utils.errors import InvalidParameterError
 
 from .conftest import SERVE, check_client_output, client
 

@@ -3,7 +3,7 @@
 import sys
 
 from backends.registry import BACKENDS
-from backends.vqpu.__main__ import main
+from backends.vqpu.cli import main
 
 BACKENDS["plain-aer"] = "vqpu_helpers:plain_aer"
 

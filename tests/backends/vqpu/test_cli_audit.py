@@ -14,8 +14,8 @@ import httpx
 import pytest
 from vqpu_helpers import free_port, loopback_socket, server_command, spawn_server, subprocess_env
 
-from backends.vqpu.__main__ import _max_shots, main
-from backends.vqpu.store import Store
+from backends.vqpu.cli import _max_shots, main
+from backends.vqpu.server.store import Store
 
 PREFIX = "python -m backends.vqpu"
 

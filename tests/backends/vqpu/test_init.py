@@ -17,7 +17,7 @@ PACKAGE = pathlib.Path(backends.vqpu.__file__).parent
 def test_docstring_lists_every_module():
     listed = set(re.findall(r":mod:`backends\.vqpu\.(\w+)`", backends.vqpu.__doc__))
     modules = {path.stem for path in PACKAGE.glob("*.py") if not path.stem.startswith("__")}
-    assert listed == modules
+    assert listed == modules | {"server"}
 
 
 def test_importing_the_package_loads_neither_server_nor_client_libraries():

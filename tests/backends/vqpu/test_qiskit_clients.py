@@ -19,7 +19,7 @@ from qiskit_addon_cutting import (
 from vqpu_helpers import HERE, serve, subprocess_env
 
 from backends import get_qiskit_backend, get_sampler
-from backends.vqpu.limits import Limits
+from backends.vqpu.server.limits import Limits
 
 SCRIPT = HERE.parents[2] / "examples" / "qiskit" / "sample_bell.py"
 

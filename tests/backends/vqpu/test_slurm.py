@@ -15,7 +15,7 @@ from datetime import datetime
 import pytest
 from vqpu_helpers import HERE, spawn_server, subprocess_env
 
-from backends.vqpu.store import read_batches
+from backends.vqpu.server.store import read_batches
 
 SLURM = HERE.parents[2] / "examples" / "slurm"
 

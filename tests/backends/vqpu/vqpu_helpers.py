@@ -18,7 +18,7 @@ from qiskit import QuantumCircuit
 from qiskit_aer import AerSimulator
 
 from backends.aer import AerBackend
-from backends.vqpu.server import TokenBook, VQPUService, create_app, uvicorn_config
+from backends.vqpu.server.app import TokenBook, VQPUService, create_app, uvicorn_config
 
 HERE = Path(__file__).resolve().parent
 SRC = HERE.parents[2] / "src"

@@ -11,7 +11,7 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from backends.errors import InvalidParameterError
+from backends.utils.errors import InvalidParameterError
 from bbqmis.coloring import color_graph
 from bbqmis.coloring.limits import STOP, Clock, Limits, StopRequest
 from bbqmis.coloring.master import IndexedGraph

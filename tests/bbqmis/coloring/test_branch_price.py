@@ -10,7 +10,7 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from backends.errors import InvalidParameterError
+from backends.utils.errors import InvalidParameterError
 from bbqmis import read_graph
 from bbqmis.coloring.branch_price import branch_and_price, check_tree, pricers_for, replay
 from bbqmis.coloring.checkpoint import dump_price, restore_price

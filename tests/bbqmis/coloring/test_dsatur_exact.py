@@ -11,7 +11,7 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from backends.errors import InvalidParameterError
+from backends.utils.errors import InvalidParameterError
 from bbqmis import read_graph
 from bbqmis.coloring.dsatur_exact import ExactColoring, exact_coloring
 

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from backends.errors import InvalidParameterError
+from backends.utils.errors import InvalidParameterError
 from bbqmis.coloring import color_graph
 from bbqmis.coloring.executors import SerialExecutor
 from bbqmis.coloring.limits import Clock, Limits

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from qiskit.quantum_info import Statevector
 
-from backends.errors import InvalidParameterError
+from backends.utils.errors import InvalidParameterError
 from bbqmis import MISProblem, qaoa
 
 METHODS = ("dense", "sparse")

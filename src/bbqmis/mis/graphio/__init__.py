@@ -31,7 +31,7 @@ from pathlib import Path
 
 import networkx as nx
 
-from backends.errors import InvalidParameterError
+from backends.utils.errors import InvalidParameterError
 
 from ._common import (
     ISOLATED_FACTOR,

@@ -1,0 +1,458 @@
+"""Command line of the vQPU: ``serve``, ``report`` and ``probe``.
+
+Run ``python -m backends.vqpu --help`` for examples.
+"""
+
+from __future__ import annotations
+
+import argparse
+import errno
+import importlib.metadata
+import json
+import logging
+import os
+import socket
+import sqlite3
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+
+from backends.errors import BackendError
+from backends.utils.arguments import CommandParser, integer, real
+from backends.vqpu.server.limits import SQLITE_INT_MAX, Limits, backend_max_shots
+
+__all__ = ["main"]
+
+EXAMPLES = """\
+examples:
+  # one physical backend shared by many jobs, device time emulated as 50 ms per circuit
+  python -m backends.vqpu serve --backend aer --port 8765 --latency 0.05 --db vqpu.sqlite
+  # with per-job tokens (one 'name token' per line), API docs at /docs
+  python -m backends.vqpu serve --backend iqm-fake:adonis --port 8765 --token-file tokens.txt --docs
+  # a job: any command of the package, with the vQPU as backend
+  VQPU_TOKEN=... python -m bbqmis graph.col --backend vqpu:http://127.0.0.1:8765
+  # a small test circuit through the client
+  python -m backends.vqpu probe --url http://127.0.0.1:8765 --shots 100
+  # fair share between jobs, no batch waits beyond 30 s, 600 device seconds per user
+  python -m backends.vqpu serve --backend aer --port 8765 --token-file tokens.txt \\
+      --policy round-robin --max-wait 30 --user-quota 600
+  # accounting: per-user and per-job tables, CSV for billing, JSON and figures
+  python -m backends.vqpu report --db vqpu.sqlite --csv jobs.csv --json report.json --figures figures/
+"""
+
+
+#: Argument types: counts up to SQLite's 64-bit integers, seconds up to about 31 years.
+_COUNT = integer(1, SQLITE_INT_MAX)
+_SECONDS = real(0.0, 1e9)
+_POSITIVE_SECONDS = real(1e-3, 1e9)
+#: Widest probe circuit: far beyond any device, yet built in about a second (qiskit would
+#: try to allocate a register of any width first, and fail only at 2**32 qubits).
+_MAX_PROBE_QUBITS = 2**16
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Return the parser of ``python -m backends.vqpu``."""
+    parser = CommandParser(
+        prog="python -m backends.vqpu",
+        description="Virtual QPU: share one quantum backend between many jobs.",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--version", action="version", version=f"%(prog)s {importlib.metadata.version('bbqmis')}"
+    )
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=CommandParser)
+    for name, help, add_arguments in (
+        ("serve", "run the server", _add_serve_arguments),
+        ("report", "accounting of a run", _add_report_arguments),
+        ("probe", "run a small GHZ circuit through the vQPU client", _add_probe_arguments),
+    ):
+        command = commands.add_parser(
+            name, help=help, epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter
+        )
+        add_arguments(command)
+    return parser
+
+
+def _add_serve_arguments(serve: argparse.ArgumentParser) -> None:
+    """Options of ``serve``; the limits default to those of :class:`~backends.vqpu.server.limits.Limits`."""
+    serve.add_argument("--backend", required=True, help="physical backend spec, e.g. aer, iqm-fake:adonis")
+    serve.add_argument("--port", type=integer(1, 65535), required=True, help="TCP port (0 < P < 65536)")
+    serve.add_argument("--host", default="127.0.0.1", help="address to bind (default %(default)s)")
+    serve.add_argument(
+        "--token-file", help="file with one 'name token [user]' line per job; absent: open mode"
+    )
+    serve.add_argument(
+        "--policy",
+        choices=("fifo", "round-robin"),
+        default="fifo",
+        help="order of the queued batches: arrival order, or fair share between jobs (default %(default)s)",
+    )
+    serve.add_argument(
+        "--max-wait", type=_SECONDS, help="seconds after which a waiting batch goes first (default: no bound)"
+    )
+    serve.add_argument(
+        "--job-quota", type=_SECONDS, help="device seconds each job (token) may use (default: no quota)"
+    )
+    serve.add_argument(
+        "--user-quota",
+        type=_SECONDS,
+        help="device seconds each user may use over all jobs (default: no quota)",
+    )
+    serve.add_argument("--db", default="vqpu.sqlite", help="SQLite accounting database (default %(default)s)")
+    serve.add_argument(
+        "--latency",
+        type=_SECONDS,
+        default=0.0,
+        help="emulated device seconds per circuit (default %(default)s)",
+    )
+    serve.add_argument(
+        "--max-shots",
+        type=_COUNT,
+        help="shots per circuit; more than the backend's own limit (1000000 for aer and null) is refused "
+        f"(default: {Limits.max_shots}, or the backend's limit if lower)",
+    )
+    serve.add_argument(
+        "--max-circuits", type=_COUNT, default=1_000, help="circuits per batch (default %(default)s)"
+    )
+    serve.add_argument(
+        "--max-queue",
+        type=_COUNT,
+        default=1_000,
+        help="batches queued or running (default %(default)s)",
+    )
+    serve.add_argument(
+        "--max-payload",
+        type=_COUNT,
+        default=8 * 2**20,
+        help="request body bytes (default %(default)s)",
+    )
+    serve.add_argument(
+        "--max-result-bytes",
+        type=_COUNT,
+        default=64 * 2**20,
+        help="bytes the counts of one batch may take as JSON; a batch that could exceed it is "
+        "refused with 422 (default %(default)s)",
+    )
+    serve.add_argument("--max-qubits", type=_COUNT, help="default: the backend's qubits")
+    serve.add_argument("--max-clbits", type=_COUNT, default=1_024, help="per circuit (default %(default)s)")
+    serve.add_argument(
+        "--max-instructions", type=_COUNT, default=10_000, help="per circuit (default %(default)s)"
+    )
+    serve.add_argument(
+        "--max-decode-bytes",
+        type=_COUNT,
+        default=2**30,
+        help="memory the decoder process may use for one batch (default %(default)s)",
+    )
+    serve.add_argument(
+        "--max-decode-seconds",
+        type=_POSITIVE_SECONDS,
+        default=10.0,
+        help="time the decoder process may use for one batch (default %(default)s)",
+    )
+    serve.add_argument(
+        "--max-read-seconds",
+        type=_POSITIVE_SECONDS,
+        default=10.0,
+        help="time a client has to send a request head, and again its body (default %(default)s)",
+    )
+    serve.add_argument(
+        "--max-connections",
+        type=_COUNT,
+        default=512,
+        help="connections and requests at once, 503 beyond (default %(default)s)",
+    )
+    serve.add_argument(
+        "--max-head-bytes",
+        type=_COUNT,
+        default=64 * 2**10,
+        help="bytes of a request head (request line and headers), 431 beyond (default %(default)s)",
+    )
+    serve.add_argument(
+        "--docs", action="store_true", help="serve /docs, /redoc and /openapi.json (public, no token)"
+    )
+    serve.add_argument(
+        "--threads",
+        type=_COUNT,
+        default=1,
+        help="OpenMP threads of a simulator backend (default %(default)s: batches run one at a time, and "
+        "idle spinning threads would steal cores from the server and its clients)",
+    )
+
+
+def _add_report_arguments(report: argparse.ArgumentParser) -> None:
+    """Options of ``report``."""
+    report.add_argument("--db", required=True, help="the server's SQLite database")
+    report.add_argument("--json", help="write the summary as JSON to this file")
+    report.add_argument("--csv", help="write one row per job (user, seconds, circuits, shots) to this file")
+    report.add_argument("--figures", help="write timeline.png and jobs.png into this directory")
+
+
+def _add_probe_arguments(probe: argparse.ArgumentParser) -> None:
+    """Options of ``probe``."""
+    probe.add_argument("--url", required=True, help="server address, http://127.0.0.1:PORT")
+    probe.add_argument("--shots", type=_COUNT, default=100, help="shots (default %(default)s)")
+    probe.add_argument(
+        "--qubits",
+        type=integer(1, _MAX_PROBE_QUBITS),
+        default=2,
+        help="GHZ width (default %(default)s)",
+    )
+    probe.add_argument(
+        "--repeat", type=_COUNT, default=1, help="circuits run one after another (default %(default)s)"
+    )
+    probe.add_argument(
+        "--sleep-factor",
+        type=real(0.0, 1e3),
+        default=0.0,
+        help="sleep A x quantum time after each run (default %(default)s)",
+    )
+    probe.add_argument("--seed", type=integer(0, SQLITE_INT_MAX))
+    probe.add_argument("--token", help="job token (default: environment VQPU_TOKEN)")
+
+
+def _serve(args: argparse.Namespace) -> int:
+    """``serve``: run the server until interrupted.
+
+    The options are checked, ``--max-shots`` against the backend's own limit included,
+    before anything else; then the port is bound, and only then the store opened, which
+    locks the database before it reads it (:class:`~backends.vqpu.server.store.Store`): a
+    second server on the same port or database stops with one line and changes nothing
+    (its start would otherwise re-queue, and run again, the batch the first one is
+    running).
+    """
+    # Read when the simulator's OpenMP runtime loads, i.e. before the backend is made.
+    os.environ["OMP_NUM_THREADS"] = str(args.threads)
+    try:
+        import uvicorn
+
+        from backends.vqpu.server.app import (
+            Policy,
+            Quotas,
+            TokenBook,
+            VQPUService,
+            create_app,
+            uvicorn_config,
+        )
+    except ModuleNotFoundError as error:
+        raise ValueError(
+            f"serve needs the server extra ({error.name} is not installed): pip install 'bbqmis[server]'"
+        ) from None
+    from backends import get_backend
+
+    tokens = _opened("--token-file", args.token_file, TokenBook) if args.token_file else None
+    backend = get_backend(args.backend)
+    limits = Limits(
+        max_payload_bytes=args.max_payload,
+        max_result_bytes=args.max_result_bytes,
+        max_shots=_max_shots(args.max_shots, backend),
+        max_circuits=args.max_circuits,
+        max_queue=args.max_queue,
+        max_qubits=args.max_qubits,
+        max_clbits=args.max_clbits,
+        max_instructions=args.max_instructions,
+        max_decode_bytes=args.max_decode_bytes,
+        max_decode_seconds=args.max_decode_seconds,
+        max_read_seconds=args.max_read_seconds,
+        max_connections=args.max_connections,
+        max_head_bytes=args.max_head_bytes,
+    )
+    sock = _bind(args.host, args.port)
+    with sock:
+        service = _opened(
+            "--db",
+            args.db,
+            lambda db: VQPUService(
+                backend,
+                db,
+                tokens=tokens,
+                latency=args.latency,
+                limits=limits,
+                policy=Policy(args.policy, args.max_wait),
+                quotas=Quotas(job_seconds=args.job_quota, user_seconds=args.user_quota),
+            ),
+        )
+        logging.basicConfig(format="%(asctime)s %(name)s %(levelname)s %(message)s")
+        logging.getLogger("backends.vqpu").setLevel(logging.INFO)
+        if tokens is None:
+            logging.getLogger("backends.vqpu").warning(
+                "no --token-file: open mode, every local process may submit"
+            )
+        if args.max_shots is None and limits.max_shots < Limits.max_shots:
+            logging.getLogger("backends.vqpu").info(
+                "no --max-shots: %d shots per circuit, the limit of backend '%s'",
+                limits.max_shots,
+                backend.name,
+            )
+        app = create_app(service, docs=args.docs)
+        config = uvicorn_config(
+            app, limits, host=args.host, port=args.port, access_log=False, log_level="info"
+        )
+        uvicorn.Server(config).run(sockets=[sock])
+    return 0
+
+
+def _max_shots(option: int | None, backend: object) -> int:
+    """The shots per circuit a server on ``backend`` accepts: ``--max-shots``, or its default.
+
+    An HPC admin who asks for more shots than the backend runs gets told at once,
+    rather than a server whose users find out batch by batch; without the option, the
+    default (:attr:`Limits.max_shots`) is lowered to the backend's limit if that is lower.
+
+    Parameters
+    ----------
+    option : int or None
+        The value of ``--max-shots``; None when it was not given.
+    backend : QuantumBackend
+        The physical backend; its own limit is :func:`~backends.vqpu.server.limits.backend_max_shots`.
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    ValueError
+        If ``option`` exceeds the backend's own limit; the message names both.
+
+    Examples
+    --------
+    >>> from backends import get_backend
+    >>> backend = get_backend("aer")
+    >>> _max_shots(None, backend), _max_shots(1_000_000, backend)
+    (100000, 1000000)
+    >>> _max_shots(2_000_000, backend)
+    Traceback (most recent call last):
+    ...
+    ValueError: --max-shots 2000000 exceeds the shot limit of backend 'aer' (1000000 per circuit)
+    """
+    own = backend_max_shots(backend)
+    if option is None:
+        return Limits.max_shots if own is None else min(Limits.max_shots, own)
+    if own is not None and option > own:
+        name = getattr(backend, "name", type(backend).__name__)
+        raise ValueError(
+            f"--max-shots {option} exceeds the shot limit of backend '{name}' ({own} per circuit)"
+        )
+    return option
+
+
+_T = TypeVar("_T")
+
+
+def _opened(option: str, path: str, open_: Callable[[str], _T]) -> _T:
+    """``open_(path)``; its errors about ``path`` become one line naming ``option`` and ``path``.
+
+    I/O and SQLite errors get ``OPTION PATH: reason``; a ValueError naming the path (a
+    foreign database, a bad line of a token file) gets ``OPTION`` in front.
+    """
+    if os.path.isdir(path):
+        raise ValueError(f"{option} {path}: is a directory")
+    try:
+        return open_(path)
+    except ValueError as exc:
+        if not str(exc).startswith((path, str(Path(path)))):
+            raise
+        raise ValueError(f"{option} {exc}") from exc
+    except OSError as exc:
+        raise ValueError(f"{option} {path}: {exc.strerror or exc}") from exc
+    except sqlite3.Error as exc:
+        raise ValueError(f"{option} {path}: {exc}") from exc
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    """A TCP socket bound to ``host:port``, not yet listening; IPv6 if ``host`` has a colon (as uvicorn)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # a restart need not wait out TIME_WAIT
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        option = (
+            "--host" if isinstance(exc, socket.gaierror) or exc.errno == errno.EADDRNOTAVAIL else "--port"
+        )
+        raise ValueError(f"{option}: cannot listen on {host}:{port}: {exc.strerror or exc}") from exc
+    return sock
+
+
+def _report(args: argparse.Namespace) -> int:
+    """``report``: print the accounting tables; write CSV, JSON and figures if asked.
+
+    The outputs are checked before the database is read, so a bad one stops the
+    command before it prints anything.
+    """
+    from backends.utils.files import check_writable
+    from backends.vqpu.server.report import (
+        format_table,
+        save_figures,
+        summarize,
+        usage_tables,
+        write_csv,
+        write_json,
+    )
+    from backends.vqpu.server.store import read_batches
+
+    for option, path in (("--csv", args.csv), ("--json", args.json)):
+        if path:
+            check_writable(path, option)
+    if args.figures:
+        _check_figures_folder(args.figures)
+    batches = _opened("--db", args.db, read_batches)
+    summary = summarize(batches)
+    print(format_table(summary))
+    print()
+    print(usage_tables(batches))
+    if args.csv:
+        write_csv(batches, args.csv)
+        print(f"wrote {args.csv}")
+    if args.json:
+        write_json(summary, args.json)
+    if args.figures:
+        for path in save_figures(batches, summary, args.figures):
+            print(f"wrote {path}")
+    return 0
+
+
+def _check_figures_folder(path: str) -> None:
+    """Refuse a ``--figures`` folder that cannot be made or written into."""
+    from backends.utils.files import check_folder_writable
+
+    target = Path(path)
+    if target.exists() and not target.is_dir():
+        raise ValueError(f"--figures {path}: not a directory")
+    folder = next(p for p in (target, *target.parents) if p.exists())  # made from there on
+    check_folder_writable(folder, "--figures", path)
+
+
+def _probe(args: argparse.Namespace) -> int:
+    """``probe``: run a GHZ circuit through the client; print counts and timings as JSON."""
+    from qiskit import QuantumCircuit
+
+    from backends import get_backend
+
+    backend = get_backend(f"vqpu:{args.url}", token=args.token, sleep_factor=args.sleep_factor)
+    ghz = QuantumCircuit(args.qubits, args.qubits)
+    ghz.h(0)
+    for q in range(1, args.qubits):
+        ghz.cx(0, q)
+    ghz.measure(range(args.qubits), range(args.qubits))
+    counts = [backend.run([ghz], args.shots, seed=args.seed)[0] for _ in range(args.repeat)]
+    timings = [record.to_json() for record in backend.timings]
+    print(json.dumps({"backend": backend.name, "counts": counts, "timings": timings}))
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; return the exit code (2 on bad input, with a one-line reason)."""
+    args = build_parser().parse_args(argv)
+    try:
+        return {"serve": _serve, "report": _report, "probe": _probe}[args.command](args)
+    except (ValueError, FileNotFoundError) as exc:
+        print(f"python -m backends.vqpu {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except BackendError as exc:  # refused by the server (a quota, a limit) or unreachable
+        print(f"python -m backends.vqpu {args.command}: error: {exc}", file=sys.stderr)
+        return 1

@@ -1,0 +1,21 @@
+"""The vQPU server: one physical backend time-multiplexed between many jobs over HTTP.
+
+Its dependencies (FastAPI, uvicorn, prometheus-client) come with the ``server`` extra:
+``pip install "bbqmis[server]"``. Modules, from the outside in:
+
+- :mod:`~backends.vqpu.server.app` - the FastAPI application: HTTP routes and error answers;
+- :mod:`~backends.vqpu.server.fastpath` - well-formed submissions answered ahead of FastAPI's routing;
+- :mod:`~backends.vqpu.server.service` - request handling: authentication, limits, long polls;
+- :mod:`~backends.vqpu.server.executor` - the executor thread that runs batches one at a time;
+- :mod:`~backends.vqpu.server.gate` - requests before batches: the executor waits for the requests in hand;
+- :mod:`~backends.vqpu.server.policies` - scheduling policies: FIFO, round-robin, waiting-time bound;
+- :mod:`~backends.vqpu.server.accounting` - usage per job and per user, quotas of quantum seconds;
+- :mod:`~backends.vqpu.server.metrics` - ``/metrics`` in the Prometheus text format;
+- :mod:`~backends.vqpu.server.tokens` - per-job tokens (and the users billed) read from a file;
+- :mod:`~backends.vqpu.server.limits` - what one request may ask of the server;
+- :mod:`~backends.vqpu.server.store` - SQLite accounting and recovery (one writer thread);
+- :mod:`~backends.vqpu.server.sandbox` - untrusted QPY deserialised in a memory-capped worker process;
+- :mod:`~backends.vqpu.server.report` - occupancy, per-user and per-job tables, CSV, figures.
+
+Nothing is imported here, so ``python -m backends.vqpu --help`` starts fast.
+"""
