@@ -109,13 +109,16 @@ def main(argv=None) -> int:
     parser.add_argument("--max-iter", type=int, default=2, help="rounds per run (default: 2)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--figure", type=Path, help="save the nodes-in-use timelines (long step) here")
+    parser.add_argument(
+        "--quick", action="store_true", help="the short quantum step and one workload only: 3 runs"
+    )
     args = parser.parse_args(argv)
     if args.full:
         args.n_samples = REFERENCE_SAMPLES
     rows = []
     with tempfile.TemporaryDirectory(prefix="clustagg-bench-") as scratch:
-        for delay in (args.short_delay, args.quantum_delay):
-            for workloads in (1, 2):
+        for delay in (args.short_delay,) if args.quick else (args.short_delay, args.quantum_delay):
+            for workloads in (1,) if args.quick else (1, 2):
                 for mode in MODES:
                     rows.append(measure(mode, args, delay, workloads, Path(scratch)))
     for row in rows:

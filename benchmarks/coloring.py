@@ -16,7 +16,7 @@ same ``node_limit``. QAOA and random draw the same number of shots. One sentence
 graph says whether QAOA beat, matched or lost to greedy and random.
 
 Part 3 (``--pricing``, on its own), QAOA's contribution to column generation at equal
-budgets: the set-cover LP of :func:`bbqmis.coloring.pricing.lp_bound` over independent
+budgets: the set-cover LP of :func:`bbqmis.coloring.lp.lp_bound.lp_bound` over independent
 sets, on small DIMACS graphs. Column generation runs from ``lp_bound``'s own seed pool
 (DSATUR classes plus a column through every vertex), driven by the exact pricer alone, so
 the sequence of restricted-master duals is the same whatever is measured. At up to
@@ -71,8 +71,10 @@ from networkx.algorithms.coloring.greedy_coloring import strategy_random_sequent
 import bbqmis  # noqa: E402
 from bbqmis import read_graph  # noqa: E402
 from bbqmis.coloring import color_graph, verify_coloring  # noqa: E402
-from bbqmis.coloring.master import solve_master  # noqa: E402
-from bbqmis.coloring.pricing import IMPROVE_TOL, Pricer, get_pricer, lp_bound  # noqa: E402
+from bbqmis.coloring.lp.lp_bound import lp_bound  # noqa: E402
+from bbqmis.coloring.lp.master import solve_master  # noqa: E402
+from bbqmis.coloring.lp.pricers import get_pricer  # noqa: E402
+from bbqmis.coloring.lp.pricing import IMPROVE_TOL, Pricer  # noqa: E402
 from bbqmis.coloring.samplers import get_sampler  # noqa: E402
 
 #: Chromatic numbers from the literature, from the table of data/graphs/README.md (None when
@@ -95,7 +97,7 @@ GREEDY_STRATEGIES = [
 ]
 
 SAMPLERS = ("qaoa", "anneal", "greedy", "random")
-#: Incumbent sources of the tree itself (bbqmis.coloring.tree): a leaf, or a node's DSATUR
+#: Incumbent sources of the tree itself (bbqmis.coloring.tree.tree): a leaf, or a node's DSATUR
 #: completion. Earlier entries come from the greedy colourings, TabuCol or the exact phase.
 TREE_SOURCES = ("leaf", "dsatur-completion")
 

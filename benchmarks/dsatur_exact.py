@@ -1,4 +1,4 @@
-"""Exact DSATUR branch-and-bound (``bbqmis.coloring.dsatur_exact``): nodes and seconds per graph.
+"""Exact DSATUR branch-and-bound (``bbqmis.coloring.classical.dsatur_exact``): nodes and seconds per graph.
 
 For each graph: vertices, edges, the chromatic number from the literature, networkx's
 greedy DSATUR colouring (``greedy_color(strategy="saturation_largest_first")``, the
@@ -35,7 +35,7 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__)
 import networkx as nx  # noqa: E402
 import numpy as np  # noqa: E402
 
-from bbqmis.coloring.dsatur_exact import exact_coloring  # noqa: E402
+from bbqmis.coloring.classical.dsatur_exact import exact_coloring  # noqa: E402
 from bbqmis.mis.graphio import read_graph  # noqa: E402
 
 #: The default graphs; ``--all`` adds every other file in data/graphs.

@@ -45,7 +45,7 @@ Per graph and time limit ``T`` (``--time-limits``, default 5 and 30 s; ``--quick
 * **bbqmis --memory-limit G**: the same with ``--memory-limit G`` (``--memory-limit``,
   default 0.5 GB), to show whether the memory limit holds: the peak is compared with G;
 * **cpsat**: the peer. A child reads the graph with the same reader (``read_graph``), and
-  colours it with bbqmis's heap DSATUR (:func:`bbqmis.coloring.bounds.dsatur_coloring`;
+  colours it with bbqmis's heap DSATUR (:func:`bbqmis.coloring.classical.bounds.dsatur_coloring`;
   networkx's DSATUR takes time quadratic in n, hours at 200,000 vertices) to get ``k``
   colours. If the model of ``coloring_vs_cpsat.py`` would hold more than
   ``--max-model-terms`` (default 6,000,000) vertex-or-edge and colour pairs,
@@ -208,7 +208,7 @@ def generate_child(kind: str, path: str, n: str, size: str, seed: str) -> None:
 def startup_child() -> None:
     """Child side of the start-up measurement: what :func:`cpsat_child` imports before its clock."""
     from bbqmis import read_graph  # noqa: F401
-    from bbqmis.coloring.bounds import dsatur_coloring  # noqa: F401
+    from bbqmis.coloring.classical.bounds import dsatur_coloring  # noqa: F401
 
 
 def cpsat_child(path: str, limit: float, max_terms: int) -> None:
@@ -218,7 +218,7 @@ def cpsat_child(path: str, limit: float, max_terms: int) -> None:
     import networkx as nx
 
     from bbqmis import read_graph
-    from bbqmis.coloring.bounds import dsatur_coloring
+    from bbqmis.coloring.classical.bounds import dsatur_coloring
 
     started = time.monotonic()  # as python -m bbqmis: the limit counts from just before reading
     graph = read_graph(path)

@@ -3,15 +3,15 @@
 For the DIMACS graphs ``myciel3``, ``myciel4``, ``queen5_5``, ``huck``, ``anna`` and
 ``le450_5a`` (every ``data/graphs/*.col`` with ``--all``): the
 colours of each ``networkx.greedy_color`` strategy (the peer, timed in the same run),
-the DSATUR start (``bbqmis.coloring.bounds.dsatur``), then
-``bbqmis.coloring.tabucol.improve_coloring`` from that start with a fixed seed, a
+the DSATUR start (``bbqmis.coloring.classical.bounds.dsatur``), then
+``bbqmis.coloring.classical.tabucol.improve_coloring`` from that start with a fixed seed, a
 deadline of ``--time-limit`` seconds and, as ``lower_bound``, the project's own root
 lower bound (``adjacency_bounds``, computed here, not the literature value). The
 descent stops at that bound, so on graphs whose bound is below the chromatic number
 (myciel3, myciel4) it runs until the deadline: "to best" is the time at which the
 final colour count was reached, "total" the whole call.
 
-Iterations are counted by ``bbqmis.coloring.tabucol.descend`` (``improve_coloring``
+Iterations are counted by ``bbqmis.coloring.classical.tabucol.descend`` (``improve_coloring``
 with the work of every TabuCol search). Chromatic numbers from the literature (the table
 of ``data/graphs/README.md``) are shown for reference only.
 
@@ -46,8 +46,8 @@ import numpy as np  # noqa: E402
 from networkx.algorithms.coloring.greedy_coloring import strategy_random_sequential  # noqa: E402
 
 import bbqmis  # noqa: E402
-from bbqmis.coloring.bounds import adjacency_bounds, dsatur  # noqa: E402
-from bbqmis.coloring.tabucol import descend  # noqa: E402
+from bbqmis.coloring.classical.bounds import adjacency_bounds, dsatur  # noqa: E402
+from bbqmis.coloring.classical.tabucol import descend  # noqa: E402
 from bbqmis.mis.graphio import read_graph  # noqa: E402
 
 DEFAULT_GRAPHS = ["myciel3", "myciel4", "queen5_5", "huck", "anna", "le450_5a"]

@@ -1,13 +1,14 @@
 """vQPU multiplexing: N concurrent jobs share one (emulated) QPU through the vQPU server.
 
-By default, the vQPU paper's experiment (Section 4.3.1, Figures 7 and 8): N concurrent
+By default, the multiplexing experiment of "Three ways to share a QPU" (Cipollini et al.,
+arXiv:2604.14955, Section 4.3.1, Figures 7 and 8): N concurrent
 ``python -m bbqmis`` jobs colouring the same graph, submitted through the single-node
 Slurm of ``examples/slurm`` (each holding one licence, ``--gres``: one GRES), alpha in
 {0, 1, 2, 4}, 10 repeats; see :mod:`vqpu_paper` (``--short``: N in {1, 2}, alpha in
 {0, 2}, one repeat, for CI).
 
 ``--synthetic`` runs the earlier synthetic grid instead
-(the experiment of "Three ways to share a QPU", arXiv:2604.14955) on one machine: for N
+(the same experiment with emulated jobs) on one machine: for N
 in {1, 2, 4, 8} concurrent identical jobs and sleep factor alpha in {0, 1, 2, 4} (each
 job sleeps alpha x quantum time after every circuit, emulating classical work), measure
 
@@ -60,100 +61,25 @@ import os
 import shlex
 import shutil
 import signal
-import socket
 import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import httpx
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
-sys.path.insert(0, str(ROOT / "benchmarks"))  # vqpu_paper, also when this file is imported by path
+# _vqpu_common and vqpu_paper, also when this file is imported by path; appended, so that the
+# packages of src are never shadowed by a script of the same name (benchmarks/cutting.py)
+sys.path.append(str(ROOT / "benchmarks"))
 
-from vqpu_paper import GRAPH  # noqa: E402
+from _vqpu_common import GRAPH, Server, ServerCommand, default_server_command, subprocess_env  # noqa: E402
 
 from backends.utils.arguments import integer, real  # noqa: E402
 from backends.vqpu.server.report import sharing_slowdowns, summarize  # noqa: E402
 from backends.vqpu.server.store import read_batches  # noqa: E402
-
-ServerCommand = Callable[..., list[str]]
-
-
-def default_server_command(backend: str = "aer") -> ServerCommand:
-    """``python -m backends.vqpu serve --backend BACKEND --port P --db DB [args]``."""
-
-    def command(db, port, *args) -> list[str]:
-        return [
-            sys.executable,
-            "-m",
-            "backends.vqpu",
-            "serve",
-            "--backend",
-            backend,
-            "--port",
-            str(port),
-            "--db",
-            str(db),
-            *args,
-        ]
-
-    return command
-
-
-def _env() -> dict[str, str]:
-    return {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), os.environ.get("PYTHONPATH", "")]),
-    }
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-class Server:
-    """A vQPU server subprocess on a fixed loopback port that can be killed and restarted."""
-
-    def __init__(self, command: ServerCommand, db: Path, *args: str, port: int | None = None):
-        self.command, self.db, self.args = command, db, args
-        self.port = port or _free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.process: subprocess.Popen | None = None
-
-    def start(self, timeout: float = 120.0) -> None:
-        log = open(f"{self.db}.server.log", "ab")
-        self.process = subprocess.Popen(
-            self.command(self.db, self.port, *self.args), stdout=log, stderr=subprocess.STDOUT, env=_env()
-        )
-        log.close()
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"server exited with {self.process.returncode}; see {self.db}.server.log")
-            with contextlib.suppress(httpx.TransportError):
-                httpx.get(f"{self.url}/health", timeout=2)
-                return
-            time.sleep(0.1)
-        raise RuntimeError(f"server not up within {timeout} s")
-
-    def kill(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.send_signal(signal.SIGKILL)
-            self.process.wait(timeout=10)
-
-    @contextlib.contextmanager
-    def running(self) -> Iterator[Server]:
-        self.start()
-        try:
-            yield self
-        finally:
-            self.kill()
 
 
 # ----------------------------------------------------------------------------- workers (subprocesses)
@@ -236,7 +162,7 @@ def run_local(url: str, jobs: list[str], alpha: float, args) -> list[dict]:
         processes = [
             subprocess.Popen(
                 shlex.split(args.workload) + ["--backend", f"vqpu:{url}", "--sleep-factor", str(alpha)],
-                env={**_env(), "SLURM_JOB_ID": job},
+                env={**subprocess_env(), "SLURM_JOB_ID": job},
                 stdout=subprocess.DEVNULL,
             )
             for job in jobs
@@ -252,7 +178,7 @@ def run_local(url: str, jobs: list[str], alpha: float, args) -> list[dict]:
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
-            env=_env(),
+            env=subprocess_env(),
         )
         for job in jobs
     ]
@@ -277,7 +203,7 @@ def run_slurm(url: str, jobs: list[str], alpha: float, args) -> list[dict]:
         command = shlex.join(_worker_command(url, job, alpha, args, barrier=False))
         result = subprocess.run(
             ["bash", str(ROOT / "examples/slurm/submit.sh"), "1", url],
-            env={**_env(), "VQPU_COMMAND": command, "OUTPUT_DIR": str(out)},
+            env={**subprocess_env(), "VQPU_COMMAND": command, "OUTPUT_DIR": str(out)},
             capture_output=True,
             text=True,
             check=True,
@@ -689,7 +615,7 @@ def soak(
                     str(per_client),
                 ],
                 stdout=outs[i],
-                env=_env(),
+                env=subprocess_env(),
             )
             for i in range(clients)
         ]

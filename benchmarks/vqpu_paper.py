@@ -1,4 +1,6 @@
-"""The vQPU paper's multiplexing experiment (Section 4.3.1, Figures 7 and 8), with BBQ-MIS jobs under Slurm.
+"""The multiplexing experiment of "Three ways to share a QPU" (arXiv:2604.14955), with BBQ-MIS jobs.
+
+Section 4.3.1 and Figures 7 and 8 of the paper, run under Slurm.
 
 For N concurrent jobs and sleep factor alpha, N ``python -m bbqmis GRAPH`` jobs colour
 the same small graph, each submitted with ``examples/slurm/submit.sh`` to the
@@ -42,12 +44,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 SLURM = ROOT / "examples" / "slurm"
 sys.path.insert(0, str(ROOT / "src"))
+sys.path.append(str(ROOT / "benchmarks"))  # _vqpu_common, also when this file is imported by path
+
+from _vqpu_common import Server, default_server_command  # noqa: E402
 
 from backends.vqpu.server.store import read_batches  # noqa: E402
-
-#: Default graph: the Mycielski graph M4 (23 vertices, chromatic number 5, triangle-free), whose
-#: bounds do not meet at the root, so every job branches and samples with QAOA.
-GRAPH = ROOT / "data" / "graphs" / "myciel4.col"
 
 #: Options of every colouring job: the BBQ-MIS tree alone proves (no exact phase), one process.
 BBQMIS_ARGS = "--exact-share 0 --executor serial --quiet --seed 1"
@@ -137,8 +138,6 @@ def measure(records: list[dict], db: Path) -> dict:
 
 def experiment(args, out: Path, progress) -> list[dict]:
     """Run the grid (repeats x alphas x N) on one Slurm and one vQPU server; return one dict per point."""
-    from vqpu_multiplexing import Server, default_server_command
-
     out.mkdir(parents=True, exist_ok=True)
     (out / "jobs").mkdir(exist_ok=True)
     db, tokens = out / "vqpu.sqlite", out / "tokens.txt"

@@ -36,7 +36,9 @@ _LAZY = {
     ),
     **dict.fromkeys(["QiskitBackend", "get_qiskit_backend"], "backends.qiskit_backend"),
     **dict.fromkeys(["Sampler", "get_sampler"], "backends.qiskit_sampler"),
-    **dict.fromkeys(["BACKENDS", "SPEC_FORMS", "get_backend", "shared_backend"], "backends.registry"),
+    **dict.fromkeys(
+        ["BACKENDS", "SPEC_FORMS", "check_spec", "get_backend", "shared_backend"], "backends.registry"
+    ),
     **dict.fromkeys(
         ["TimingRecord", "read_jsonl", "record_timings", "summarize", "write_jsonl"], "backends.timing"
     ),
@@ -48,6 +50,7 @@ __all__ = [
     "Execution",
     "Run",
     "get_backend",
+    "check_spec",
     "shared_backend",
     "get_sampler",
     "get_qiskit_backend",

@@ -10,7 +10,10 @@ is a factory too. Adding a backend is one entry here.
 
 :func:`get_backend` builds a new backend on every call; :func:`shared_backend` returns
 the one backend of this process for a spec and options, which is what workers that
-receive a (picklable) spec string instead of a backend use.
+receive a (picklable) spec string instead of a backend use. :func:`check_spec` checks a
+spec string up front, in microseconds: it imports no backend module (nor Qiskit or
+IQM's packages, which take seconds), so a command line can refuse a bad ``--backend``
+before its time limit starts to matter.
 """
 
 from __future__ import annotations
@@ -19,12 +22,15 @@ import importlib
 import os
 import threading
 from collections.abc import Callable, Hashable
-from typing import Any
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
-from backends.base import QuantumBackend
 from backends.errors import BackendUnavailableError, InvalidParameterError, UnknownBackendError
 
-__all__ = ["BACKENDS", "SPEC_FORMS", "get_backend", "shared_backend"]
+if TYPE_CHECKING:  # backends.base imports Qiskit (2 s); check_spec must not
+    from backends.base import QuantumBackend
+
+__all__ = ["BACKENDS", "SPEC_FORMS", "check_spec", "get_backend", "shared_backend"]
 
 #: Spec prefix -> ``"module:attribute"`` of the factory. A prefix ending in ``-`` takes
 #: the rest of the spec as argument; any other matches ``<prefix>`` or ``<prefix>:...``.
@@ -50,6 +56,14 @@ SPEC_FORMS = (
     "mpi:<service name>|world[:<rank>]",
 )
 
+#: The arguments of ``aer[:<argument>]``: the keys of :data:`backends.aer.METHODS`, written out
+#: so that :func:`check_spec` imports no Qiskit (a test checks that the two agree).
+_AER_ARGUMENTS = ("", "mps")
+#: The fake IQM devices of ``iqm-fake:<device>`` and ``aer:noisy-<device>``: those
+#: :func:`backends.iqm.fake_devices` finds in the installed ``iqm.qiskit_iqm``, written out so
+#: that :func:`check_spec` imports none of IQM's packages (a test checks that the two agree).
+_FAKE_IQM_DEVICES = ("adonis", "aphrodite", "apollo", "deneb", "garnet")
+
 
 def _match(spec: str) -> tuple[str, str] | None:
     """Return ``(prefix, argument)`` of the longest :data:`BACKENDS` prefix of ``spec``."""
@@ -70,6 +84,114 @@ def _load_factory(prefix: str, spec: str) -> Callable[..., QuantumBackend]:
         raise BackendUnavailableError(
             f"backend spec {spec!r} needs {BACKENDS[prefix]}, which cannot be imported: {exc}"
         ) from exc
+
+
+def _unknown_spec(spec: object) -> UnknownBackendError:
+    return UnknownBackendError(f"unknown backend spec {spec!r}; valid forms: {', '.join(SPEC_FORMS)}")
+
+
+def _check_aer(argument: str, spec: str) -> None:
+    if argument not in _AER_ARGUMENTS:
+        raise UnknownBackendError(
+            f"unknown Aer simulator {argument!r} in spec {spec!r}; "
+            "valid forms: aer, aer:mps, aer:noisy-<device>"
+        )
+
+
+def _check_device(device: str, spec: str) -> None:
+    if device.lower() not in _FAKE_IQM_DEVICES:
+        raise UnknownBackendError(
+            f"unknown IQM device {device!r} in spec {spec!r}; known devices: {', '.join(_FAKE_IQM_DEVICES)}"
+        )
+
+
+def _check_iqm_server(argument: str, spec: str) -> None:
+    if not argument.partition("#")[0].startswith(("http://", "https://")):
+        raise UnknownBackendError(
+            f"spec {spec!r} needs an http:// or https:// server URL, e.g. iqm:https://host#garnet"
+        )
+
+
+def _check_null(argument: str, spec: str) -> None:
+    if argument != "" and not (argument.isdigit() and int(argument) > 0):
+        raise UnknownBackendError(
+            f"bad null spec {spec!r}: expected 'null' or 'null:<qubits>' with qubits >= 1, got {argument!r}"
+        )
+
+
+def _check_vqpu(url: str, spec: str) -> None:
+    if not url.startswith(("http://", "https://")):
+        raise UnknownBackendError(
+            f"bad vqpu spec {spec!r}: The 'url' parameter must start with http:// or https://. "
+            f"Got {url!r} instead."
+        )
+    parts = urlsplit(url)
+    try:
+        parts.port  # noqa: B018 - parsing the port raises on a bad one
+    except ValueError:
+        raise UnknownBackendError(
+            f"bad vqpu spec {spec!r}: the URL's port must be a number in 0..65535"
+        ) from None
+    if not parts.hostname:
+        raise UnknownBackendError(
+            f"bad vqpu spec {spec!r}: the URL names no host; expected vqpu:http://host:port"
+        )
+
+
+#: Spec prefix -> the cheap check of its argument, ``check(argument, spec)``; ``mpi``'s
+#: argument is left to its backend (a service name is only known once it is looked up).
+_CHECKS: dict[str, Callable[[str, str], None]] = {
+    "aer": _check_aer,
+    "aer:noisy-": _check_device,
+    "iqm-fake": _check_device,
+    "iqm": _check_iqm_server,
+    "null": _check_null,
+    "vqpu": _check_vqpu,
+}
+
+
+def check_spec(spec: str) -> str:
+    """Check a backend spec string without making the backend or importing its module.
+
+    Cheap (no Qiskit, no IQM package, no network), so a command line can call it before
+    anything slow: the kind must be one of :data:`SPEC_FORMS`, the variant of ``aer:``
+    and the width of ``null:`` valid, the device of ``iqm-fake:`` and ``aer:noisy-`` a
+    known fake IQM device, and the URL of ``iqm:`` and ``vqpu:`` an http(s) address
+    (with a host and a valid port, for ``vqpu:``). What only the backend can tell (a
+    token, a reachable server, an ``mpi:`` service) is left to :func:`get_backend`.
+
+    Parameters
+    ----------
+    spec : str
+        A backend spec, as for :func:`get_backend`.
+
+    Returns
+    -------
+    str
+        ``spec``, unchanged.
+
+    Raises
+    ------
+    UnknownBackendError
+        If :func:`get_backend` would refuse the spec's kind, variant, device or URL; the
+        message is the one :func:`get_backend` gives.
+
+    Examples
+    --------
+    >>> check_spec("iqm-fake:garnet")
+    'iqm-fake:garnet'
+    >>> check_spec("iqm-fake:nope")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    backends.errors.UnknownBackendError: unknown IQM device 'nope' in spec 'iqm-fake:nope'; known devices: ...
+    """
+    match = _match(spec) if isinstance(spec, str) else None
+    if match is None:
+        raise _unknown_spec(spec)
+    prefix, argument = match
+    if prefix in _CHECKS:
+        _CHECKS[prefix](argument, spec)
+    return spec
 
 
 def get_backend(spec: str | QuantumBackend, **options: Any) -> QuantumBackend:
@@ -108,6 +230,8 @@ def get_backend(spec: str | QuantumBackend, **options: Any) -> QuantumBackend:
     >>> get_backend("aer:mps", seed=1)
     AerBackend(name='aer:mps', num_qubits=63)
     """
+    from backends.base import QuantumBackend
+
     if isinstance(spec, QuantumBackend):
         if options:
             raise InvalidParameterError(
@@ -116,7 +240,7 @@ def get_backend(spec: str | QuantumBackend, **options: Any) -> QuantumBackend:
         return spec
     match = _match(spec) if isinstance(spec, str) else None
     if match is None:
-        raise UnknownBackendError(f"unknown backend spec {spec!r}; valid forms: {', '.join(SPEC_FORMS)}")
+        raise _unknown_spec(spec)
     prefix, argument = match
     return _load_factory(prefix, spec)(argument, name=spec, **options)
 

@@ -446,6 +446,4 @@ class QuantumMISSolver:
         except cutting.CuttingError:  # no separator, too costly, or a layout cut_wires cannot take
             return None
         angles = qaoa.optimize(problem)
-        return cutting.sample(
-            plan, (angles.gamma, angles.beta), self.device(), self.shots, self.shots, seed=seed
-        )
+        return cutting.sample(plan, angles, self.device(), self.shots, self.shots, seed=seed)

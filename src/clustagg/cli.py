@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
+from backends.registry import check_spec
 from backends.utils.arguments import CommandParser
 from backends.utils.files import check_distinct, check_folder_writable, check_writable
 from backends.utils.progress import ProgressLine
@@ -132,7 +133,8 @@ def _solver_options(args: argparse.Namespace) -> dict[str, Any]:
             raise InvalidParameterError(
                 f"--{name.replace('_', '-')} does not apply to --solver {args.solver}"
             )
-        options[name] = value
+        # a bad spec is refused here, before the points are read, not after the backend's import
+        options[name] = check_spec(value) if name == "backend" else value
     return options
 
 

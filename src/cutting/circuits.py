@@ -1,8 +1,8 @@
 """The cut circuit of a fragment layout and its subexperiments, built with qiskit-addon-cutting.
 
-The p = 1 circuit of :func:`bbqmis.mis.qaoa.circuit` is rebuilt with its ``RZZ`` gates
-grouped by fragment and a ``CutWire`` on a separator qubit between visits to consecutive
-fragments. qiskit-addon-cutting then does the rest: ``cut_wires`` (Move decomposition),
+The problem's p = 1 circuit (:meth:`~cutting.problem.QAOAProblem.qaoa_circuit`) is rebuilt
+with its ``RZZ`` gates grouped by fragment and a ``CutWire`` on a separator qubit between
+visits to consecutive fragments. qiskit-addon-cutting then does the rest: ``cut_wires`` (Move decomposition),
 ``expand_observables`` (an all-Z observable, so that every original qubit is measured),
 ``partition_problem`` and ``generate_cutting_experiments(..., num_samples=np.inf)``, once,
 with unbound angles.
@@ -28,13 +28,20 @@ from qiskit_addon_cutting import (
 from qiskit_addon_cutting.instructions import CutWire
 from qiskit_addon_cutting.qpd import WeightType
 
-from bbqmis.mis import qaoa
-from bbqmis.mis.problem import MISProblem
+from backends.utils.errors import InvalidParameterError
 
 from .errors import CuttingError
 from .layout import FragmentLayout
+from .problem import QAOAProblem
 
-__all__ = ["CutExperiments", "grouped_circuit", "wire_labels", "twin_indices", "cut_experiments"]
+__all__ = [
+    "CutExperiments",
+    "problem_circuit",
+    "grouped_circuit",
+    "wire_labels",
+    "twin_indices",
+    "cut_experiments",
+]
 
 
 class CutExperiments(NamedTuple):
@@ -65,6 +72,7 @@ class CutExperiments(NamedTuple):
     Examples
     --------
     >>> import networkx as nx
+    >>> from bbqmis.mis import MISProblem
     >>> from cutting.layout import separator_layout
     >>> problem = MISProblem(nx.path_graph(5))
     >>> experiments = cut_experiments(problem, separator_layout(problem, [2], 3), [0, 1])
@@ -81,6 +89,61 @@ class CutExperiments(NamedTuple):
     coefficients: list[tuple[float, WeightType]]
     subexperiments: dict[int, list[QuantumCircuit]]
     twins: dict[int, NDArray[np.int64]]
+
+
+def problem_circuit(problem: QAOAProblem) -> tuple[QuantumCircuit, tuple[Parameter, Parameter]]:
+    """The problem's p = 1 circuit without measurements, checked for what the layout assumes.
+
+    Parameters
+    ----------
+    problem : QAOAProblem
+
+    Returns
+    -------
+    circuit : QuantumCircuit
+        ``problem.qaoa_circuit(measure=False)``.
+    parameters : (Parameter, Parameter)
+        ``(gamma, beta)``; one the circuit lacks (``gamma`` when no field or coupling is
+        nonzero) is a new parameter of that name.
+
+    Raises
+    ------
+    InvalidParameterError
+        If the circuit does not have ``problem.num_nodes`` qubits, has a parameter other
+        than ``gamma`` and ``beta``, or a gate on two or more qubits other than an ``RZZ``
+        on an edge of ``problem.edges``.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from bbqmis.mis import MISProblem
+    >>> circuit, (gamma, beta) = problem_circuit(MISProblem(nx.path_graph(3)))
+    >>> circuit.num_qubits, circuit.num_clbits, gamma.name, beta.name
+    (3, 0, 'gamma', 'beta')
+    """
+    base = problem.qaoa_circuit(measure=False)
+    if base.num_qubits != problem.num_nodes:
+        raise InvalidParameterError(
+            f"problem.qaoa_circuit() must have one qubit per vertex ({problem.num_nodes}), "
+            f"got {base.num_qubits} qubits"
+        )
+    by_name = {parameter.name: parameter for parameter in base.parameters}
+    extra = sorted(set(by_name) - {"gamma", "beta"})
+    if extra:
+        raise InvalidParameterError(
+            f"problem.qaoa_circuit() must have only the parameters gamma and beta, got also {extra}"
+        )
+    edges = {frozenset(edge) for edge in problem.edges.tolist()}
+    for instruction in base.data:
+        qubits = frozenset(base.find_bit(q).index for q in instruction.qubits)
+        name = instruction.operation.name
+        if len(qubits) > 1 and (name != "rzz" or qubits not in edges):
+            raise InvalidParameterError(
+                f"problem.qaoa_circuit() may act on several qubits only with RZZ gates on edges; "
+                f"got {name} on qubits {sorted(qubits)}"
+            )
+    gamma, beta = (by_name[name] if name in by_name else Parameter(name) for name in ("gamma", "beta"))
+    return base, (gamma, beta)
 
 
 def _group_gates(
@@ -104,13 +167,13 @@ def _group_gates(
 
 
 def grouped_circuit(
-    problem: MISProblem, layout: FragmentLayout
+    problem: QAOAProblem, layout: FragmentLayout
 ) -> tuple[QuantumCircuit, tuple[Parameter, Parameter]]:
     """The p = 1 circuit with ``RZZ`` gates grouped by fragment and a ``CutWire`` between visits.
 
     Parameters
     ----------
-    problem : MISProblem
+    problem : QAOAProblem
     layout : FragmentLayout
         From :mod:`~cutting.layout`, for the same problem.
 
@@ -123,6 +186,8 @@ def grouped_circuit(
 
     Raises
     ------
+    InvalidParameterError
+        If the problem's circuit is not a p = 1 QAOA circuit of its graph (:func:`problem_circuit`).
     CuttingError
         If the cuts on two separator qubits interleave: qiskit-addon-cutting 0.10's
         ``cut_wires`` counts a qubit's cuts only within one run of ``CutWire`` markers.
@@ -130,15 +195,14 @@ def grouped_circuit(
     Examples
     --------
     >>> import networkx as nx
+    >>> from bbqmis.mis import MISProblem
     >>> from cutting.layout import separator_layout
     >>> problem = MISProblem(nx.path_graph(5))
     >>> circuit, (gamma, beta) = grouped_circuit(problem, separator_layout(problem, [2], 3))
     >>> circuit.count_ops()["rzz"], circuit.count_ops()["cut_wire"], gamma.name, beta.name
     (4, 1, 'gamma', 'beta')
     """
-    base = qaoa.circuit(problem, measure=False)
-    by_name = {parameter.name: parameter for parameter in base.parameters}
-    parameters = (by_name["gamma"], by_name["beta"])
+    base, parameters = problem_circuit(problem)
     head, groups, tail = _group_gates(base, layout)
     circuit = base.copy_empty_like()
     for instruction in head:
@@ -188,6 +252,7 @@ def wire_labels(
     Examples
     --------
     >>> import networkx as nx
+    >>> from bbqmis.mis import MISProblem
     >>> from cutting.layout import separator_layout
     >>> problem = MISProblem(nx.path_graph(5))
     >>> layout = separator_layout(problem, [2], 3)
@@ -257,13 +322,13 @@ def twin_indices(circuits: Sequence[QuantumCircuit]) -> NDArray[np.int64]:
 
 
 def cut_experiments(
-    problem: MISProblem, layout: FragmentLayout, fragment_label: Sequence[int]
+    problem: QAOAProblem, layout: FragmentLayout, fragment_label: Sequence[int]
 ) -> CutExperiments:
     """Cut the p = 1 circuit as ``layout`` says and generate every subexperiment.
 
     Parameters
     ----------
-    problem : MISProblem
+    problem : QAOAProblem
     layout : FragmentLayout
     fragment_label : sequence of int
         Partition label of every fragment id (:func:`~cutting.layout.pack_fragments`).
@@ -274,12 +339,13 @@ def cut_experiments(
 
     Raises
     ------
-    CuttingError
+    InvalidParameterError, CuttingError
         As :func:`grouped_circuit`.
 
     Examples
     --------
     >>> import networkx as nx
+    >>> from bbqmis.mis import MISProblem
     >>> from cutting.layout import separator_layout
     >>> problem = MISProblem(nx.path_graph(5))
     >>> experiments = cut_experiments(problem, separator_layout(problem, [2], 3), [0, 1])

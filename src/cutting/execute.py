@@ -4,20 +4,21 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, NamedTuple, TypeAlias
+from typing import Any, NamedTuple, Protocol, TypeAlias
 
 import numpy as np
 from numpy.typing import NDArray
 from qiskit.circuit import QuantumCircuit
 
 from backends import QuantumBackend, shared_backend
-from backends.utils.validation import check_positive_int
-from bbqmis.mis.qaoa import QAOAAngles, check_angles
+from backends.utils.validation import check_finite_pair, check_positive_int
 
 from .plan import CutPlan
 
 __all__ = [
+    "Angles",
     "AnglesLike",
+    "check_angles",
     "Progress",
     "FragmentShots",
     "CutResults",
@@ -27,8 +28,34 @@ __all__ = [
     "resolve_backend",
 ]
 
-#: QAOA angles: trained :class:`~bbqmis.mis.qaoa.QAOAAngles` or a ``(gamma, beta)`` pair (radians).
-AnglesLike: TypeAlias = QAOAAngles | tuple[float, float]
+
+class Angles(Protocol):
+    """QAOA angles as attributes, such as :class:`bbqmis.mis.qaoa.QAOAAngles` (trained angles).
+
+    Attributes
+    ----------
+    gamma, beta : float
+        Cost and mixer angles (radians).
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> check_angles(SimpleNamespace(gamma=0.4, beta=0.2))  # any object with both attributes
+    (0.4, 0.2)
+    """
+
+    @property
+    def gamma(self) -> float:
+        """Cost angle (radians)."""
+
+    @property
+    def beta(self) -> float:
+        """Mixer angle (radians)."""
+
+
+#: QAOA angles: an object with ``gamma`` and ``beta`` (:class:`Angles`) or a ``(gamma, beta)``
+#: pair, in radians.
+AnglesLike: TypeAlias = Angles | tuple[float, float]
 
 #: A progress callback: called with snapshot mappings such as ``{"phase": "run", "done": 0,
 #: "total": 192}`` (:class:`backends.utils.progress.ProgressLine` renders them).
@@ -97,6 +124,41 @@ class CutResults(NamedTuple):
 
     counts: dict[int, list[dict[str, float]]]
     fragments: dict[int, FragmentShots]
+
+
+def check_angles(angles: object) -> tuple[float, float]:
+    """Return QAOA angles (:data:`AnglesLike`) as two finite floats ``(gamma, beta)``.
+
+    Parameters
+    ----------
+    angles : object with ``gamma`` and ``beta``, or (float, float)
+        Cost and mixer angles (radians).
+
+    Returns
+    -------
+    gamma, beta : float
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``angles`` is neither a pair nor has both attributes, or an angle is not a
+        finite number (:func:`backends.utils.validation.check_finite`).
+
+    Examples
+    --------
+    >>> check_angles((0.4, 0.2))
+    (0.4, 0.2)
+    >>> check_angles((0.4,))
+    Traceback (most recent call last):
+    ...
+    backends.utils.errors.InvalidParameterError: angles must be a pair (gamma, beta) or have attributes \
+gamma and beta, got (0.4,)
+    >>> check_angles((0.4, float("inf")))
+    Traceback (most recent call last):
+    ...
+    backends.utils.errors.InvalidParameterError: beta must be a finite number, got inf
+    """
+    return check_finite_pair(angles, "angles", ("gamma", "beta"))
 
 
 def resolve_backend(backend: str | QuantumBackend) -> QuantumBackend:
@@ -216,7 +278,8 @@ def run_subexperiments(
     Parameters
     ----------
     plan : CutPlan
-    angles : QAOAAngles or (gamma, beta)
+    angles : object with ``gamma`` and ``beta`` (such as QAOAAngles), or (gamma, beta)
+        Radians.
     backend : str or backends.QuantumBackend
         A spec string is resolved with :func:`backends.get_backend`.
     shots : int
@@ -239,7 +302,7 @@ def run_subexperiments(
     ------
     InvalidParameterError
         If ``shots`` is not a positive integer, or ``angles`` is not a pair of finite
-        numbers (:func:`bbqmis.mis.qaoa.check_angles`).
+        numbers (:func:`check_angles`).
 
     Examples
     --------

@@ -19,9 +19,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from backends.utils.errors import InvalidParameterError
-from bbqmis.mis.problem import MISProblem
 
 from .errors import FragmentTooWideError, NoSeparatorError
+from .problem import QAOAProblem
 from .separators import Separation, find_separators, separator_components
 
 __all__ = ["FragmentLayout", "assign_fragments", "fewest_cut_layout", "separator_layout", "pack_fragments"]
@@ -116,12 +116,12 @@ def _place_separator_edges(
     return edge_fragment
 
 
-def assign_fragments(problem: MISProblem, separation: Separation) -> FragmentLayout:
+def assign_fragments(problem: QAOAProblem, separation: Separation) -> FragmentLayout:
     """Assign every qubit, wire segment and ``RZZ`` gate of ``problem`` to a fragment.
 
     Parameters
     ----------
-    problem : MISProblem
+    problem : QAOAProblem
     separation : Separation
         A separator of ``problem.graph`` and the components it leaves.
 
@@ -134,6 +134,7 @@ def assign_fragments(problem: MISProblem, separation: Separation) -> FragmentLay
     Examples
     --------
     >>> import networkx as nx
+    >>> from bbqmis.mis import MISProblem
     >>> problem = MISProblem(nx.path_graph(5))
     >>> layout = assign_fragments(problem, find_separators(problem.graph, 2))
     >>> layout.components, layout.segments, layout.num_cuts, layout.widths()
@@ -159,7 +160,7 @@ def assign_fragments(problem: MISProblem, separation: Separation) -> FragmentLay
     return FragmentLayout(components, {s: sorted(f) for s, f in visits.items()}, edge_fragment)
 
 
-def fewest_cut_layout(problem: MISProblem, max_qubits: int, max_cuts: int | None = None) -> FragmentLayout:
+def fewest_cut_layout(problem: QAOAProblem, max_qubits: int, max_cuts: int | None = None) -> FragmentLayout:
     """Fewest-cut layout whose fragments, cut wires included, fit ``max_qubits``.
 
     :func:`find_separators` is called with component bounds ``max_qubits, max_qubits - 1,
@@ -169,7 +170,7 @@ def fewest_cut_layout(problem: MISProblem, max_qubits: int, max_cuts: int | None
 
     Parameters
     ----------
-    problem : MISProblem
+    problem : QAOAProblem
     max_qubits : int
         Largest allowed fragment width, >= 1.
     max_cuts : int, optional
@@ -187,6 +188,7 @@ def fewest_cut_layout(problem: MISProblem, max_qubits: int, max_cuts: int | None
     Examples
     --------
     >>> import networkx as nx
+    >>> from bbqmis.mis import MISProblem
     >>> layout = fewest_cut_layout(MISProblem(nx.path_graph(7)), 4)
     >>> layout.segments, layout.widths()  # one cut at vertex 3 leaves two 4-qubit fragments
     ({3: [0, 1]}, [4, 4])
@@ -211,12 +213,12 @@ def fewest_cut_layout(problem: MISProblem, max_qubits: int, max_cuts: int | None
     )
 
 
-def separator_layout(problem: MISProblem, separator: Iterable[Hashable], max_qubits: int) -> FragmentLayout:
+def separator_layout(problem: QAOAProblem, separator: Iterable[Hashable], max_qubits: int) -> FragmentLayout:
     """Layout of a given vertex separator, checked against ``max_qubits``.
 
     Parameters
     ----------
-    problem : MISProblem
+    problem : QAOAProblem
     separator : iterable of graph nodes
     max_qubits : int
         Largest allowed fragment width.
@@ -235,6 +237,7 @@ def separator_layout(problem: MISProblem, separator: Iterable[Hashable], max_qub
     Examples
     --------
     >>> import networkx as nx
+    >>> from bbqmis.mis import MISProblem
     >>> layout = separator_layout(MISProblem(nx.path_graph(7)), [1], 6)
     >>> layout.components, layout.segments, layout.widths()
     ([[0], [2, 3, 4, 5, 6]], {1: [0, 1]}, [2, 6])

@@ -1,4 +1,7 @@
-"""Wire-cut plans for the p = 1 QAOA circuit of an MIS problem: ``cut_qaoa -> CutPlan``.
+"""Wire-cut plans for the p = 1 QAOA circuit of a problem: ``cut_qaoa -> CutPlan``.
+
+The problem is any :class:`~cutting.problem.QAOAProblem`, such as
+:class:`bbqmis.mis.MISProblem`.
 
 :func:`cut_qaoa` chains two steps. :mod:`~cutting.layout` plans the cuts: it chooses a
 vertex separator (or takes the caller's), assigns every qubit, wire segment and ``RZZ``
@@ -18,13 +21,12 @@ from numpy.typing import NDArray
 from qiskit.circuit import Parameter, QuantumCircuit
 from qiskit_addon_cutting.qpd import WeightType
 
-from backends.utils.errors import InvalidParameterError
 from backends.utils.validation import check_nonnegative, check_positive_int
-from bbqmis.mis.problem import MISProblem
 
 from .circuits import CutExperiments, cut_experiments
 from .errors import NoSeparatorError, OverheadTooLargeError
 from .layout import FragmentLayout, fewest_cut_layout, pack_fragments, separator_layout
+from .problem import QAOAProblem, check_problem
 
 __all__ = ["Fragment", "CutPlan", "cut_qaoa"]
 
@@ -46,6 +48,7 @@ class Fragment:
     Examples
     --------
     >>> import networkx as nx
+    >>> from bbqmis.mis import MISProblem
     >>> cut_qaoa(MISProblem(nx.path_graph(5)), 3).fragments  # vertex 2 is cut once
     (Fragment(label=0, qubits=(0, 1), width=3), Fragment(label=1, qubits=(2, 3, 4), width=3))
     """
@@ -60,11 +63,11 @@ class CutPlan:
     """Wire cuts of the p = 1 QAOA circuit and the subexperiments they need.
 
     Build it with :func:`cut_qaoa`. The subexperiments carry the unbound ``(gamma, beta)``
-    parameters of :func:`bbqmis.qaoa.circuit` and are bound per run.
+    parameters of the problem's circuit and are bound per run.
 
     Attributes
     ----------
-    problem : MISProblem
+    problem : QAOAProblem
     max_qubits : int
         Width limit the plan was made for.
     separator : tuple of int
@@ -93,6 +96,7 @@ class CutPlan:
     Examples
     --------
     >>> import networkx as nx
+    >>> from bbqmis.mis import MISProblem
     >>> plan = cut_qaoa(MISProblem(nx.path_graph(5)), 3)
     >>> plan.separator, plan.num_cuts, len(plan.coefficients), plan.kappa, plan.overhead
     ((2,), 1, 8, 4.0, 16.0)
@@ -100,7 +104,7 @@ class CutPlan:
     (['gamma', 'beta'], (1, 0))
     """
 
-    problem: MISProblem
+    problem: QAOAProblem
     max_qubits: int
     separator: tuple[int, ...]
     num_cuts: int
@@ -161,6 +165,7 @@ class CutPlan:
         --------
         >>> import json
         >>> import networkx as nx
+        >>> from bbqmis.mis import MISProblem
         >>> print(json.dumps(cut_qaoa(MISProblem(nx.path_graph(5)), 3).to_json()))  # doctest: +ELLIPSIS
         {"num_qubits": 5, "max_qubits": 3, "separator": [2], "num_cuts": 1, "fragments": [...], ...}
         """
@@ -188,6 +193,7 @@ class CutPlan:
         Examples
         --------
         >>> import networkx as nx
+        >>> from bbqmis.mis import MISProblem
         >>> print(cut_qaoa(MISProblem(nx.path_graph(5)), 3).summary())
         5 qubits -> 2 fragments of widths [3, 3] (max 3); separator qubits [2]
         1 wire cuts: 8 coefficients, 16 subexperiments, overhead kappa^2 = 16
@@ -209,7 +215,7 @@ class CutPlan:
         return self.summary()
 
 
-def _fewest_cut_layout(problem: MISProblem, max_qubits: int, max_overhead: float | None) -> FragmentLayout:
+def _fewest_cut_layout(problem: QAOAProblem, max_qubits: int, max_overhead: float | None) -> FragmentLayout:
     """:func:`fewest_cut_layout` with no more cuts than ``max_overhead`` allows."""
     if max_overhead is None:
         return fewest_cut_layout(problem, max_qubits)
@@ -234,7 +240,7 @@ def _check_overhead(num_cuts: int, max_overhead: float | None) -> None:
 
 
 def _assemble(
-    problem: MISProblem, max_qubits: int, layout: FragmentLayout, experiments: CutExperiments
+    problem: QAOAProblem, max_qubits: int, layout: FragmentLayout, experiments: CutExperiments
 ) -> CutPlan:
     """The :class:`CutPlan` of a layout and the experiments built from it."""
     return CutPlan(
@@ -257,7 +263,7 @@ def _assemble(
 
 
 def cut_qaoa(
-    problem: MISProblem,
+    problem: QAOAProblem,
     max_qubits: int,
     *,
     max_overhead: float | None = None,
@@ -273,7 +279,9 @@ def cut_qaoa(
 
     Parameters
     ----------
-    problem : MISProblem
+    problem : QAOAProblem
+        Such as :class:`bbqmis.mis.MISProblem`; any object with the members of
+        :class:`~cutting.problem.QAOAProblem`.
     max_qubits : int
         Largest allowed fragment width (device qubits).
     max_overhead : float, optional
@@ -288,9 +296,10 @@ def cut_qaoa(
     Raises
     ------
     InvalidParameterError
-        If ``problem`` is not an :class:`MISProblem` or has no vertex, ``max_qubits`` is
-        not a positive integer, ``max_overhead`` is negative, or ``separator`` names a
-        node not in the graph.
+        If ``problem`` is not a :class:`~cutting.problem.QAOAProblem` (the message names
+        the missing members), has no vertex or a circuit that does not fit its graph
+        (:func:`~cutting.circuits.problem_circuit`), ``max_qubits`` is not a positive
+        integer, ``max_overhead`` is negative, or ``separator`` names a node not in the graph.
     NoSeparatorError
         If no separator found by :func:`find_separators` gives fragments that fit.
     FragmentTooWideError
@@ -303,17 +312,13 @@ def cut_qaoa(
 
     Examples
     --------
+    >>> from bbqmis.mis import MISProblem
     >>> from cutting.graphs import kd_clustered_graph
     >>> plan = cut_qaoa(MISProblem(kd_clustered_graph(2, 4, 1, 0.7, 0.5, seed=1)), 5)
     >>> plan.widths, plan.num_cuts, plan.num_subexperiments, plan.overhead
     ((5, 5), 1, 16, 16.0)
     """
-    if not isinstance(problem, MISProblem):
-        raise InvalidParameterError(
-            f"problem must be an MISProblem (e.g. MISProblem(graph)), got {type(problem).__name__}"
-        )
-    if problem.num_nodes == 0:
-        raise InvalidParameterError("problem must have at least one vertex, got an empty graph")
+    problem = check_problem(problem)
     max_qubits = check_positive_int(max_qubits, "max_qubits")
     if max_overhead is not None:
         max_overhead = check_nonnegative(max_overhead, "max_overhead")

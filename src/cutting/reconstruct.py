@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import NamedTuple, TypeAlias
 
 import numpy as np
+import scipy.sparse as sp
 from numpy.typing import NDArray
 from qiskit.primitives.containers import BitArray, DataBin, PrimitiveResult, SamplerPubResult
 from qiskit.quantum_info import PauliList
@@ -171,7 +172,9 @@ def expectation_values(plan: CutPlan, results: CutResults, observables: PauliLis
 
 
 def energy(plan: CutPlan, results: CutResults) -> EnergyEstimate:
-    """Reconstructed QUBO energy ``<f>`` (offset included) and its standard error.
+    """Reconstructed energy ``<C>`` (offset included) and its standard error.
+
+    ``C`` is the Ising cost of ``plan.problem.ising()``: for an MISProblem its QUBO cost.
 
     Parameters
     ----------
@@ -198,8 +201,9 @@ def energy(plan: CutPlan, results: CutResults) -> EnergyEstimate:
     True
     """
     h, J, offset = plan.problem.ising()
+    h = np.asarray(h, dtype=float)
     n = plan.num_qubits
-    coo = J.tocoo()
+    coo = sp.coo_array(sp.triu(J, k=1))  # the couplings u < v, as QAOAProblem.ising defines them
     masks = np.zeros((np.count_nonzero(h) + coo.nnz, n), dtype=bool)
     fields = np.flatnonzero(h)
     masks[np.arange(fields.size), fields] = True

@@ -276,7 +276,7 @@ def sample_result(
     Parameters
     ----------
     plan : CutPlan
-    angles : QAOAAngles or (gamma, beta)
+    angles : object with ``gamma`` and ``beta`` (such as QAOAAngles), or (gamma, beta)
     backend : str or backends.QuantumBackend
     shots : int
         Shots per subexperiment.

@@ -2,6 +2,7 @@
 
 import doctest
 import multiprocessing
+import subprocess
 import sys
 import threading
 import time
@@ -16,6 +17,7 @@ from backends import (
     BackendUnavailableError,
     InvalidParameterError,
     UnknownBackendError,
+    check_spec,
     get_backend,
     registry,
     shared_backend,
@@ -145,7 +147,92 @@ def test_a_backend_instance_passes_through():
     )
 
 
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "aer",
+        "aer:mps",
+        "aer:noisy-adonis",
+        "iqm-fake:garnet",
+        "iqm-fake:Deneb",
+        "iqm:https://example.org#garnet",
+        "null",
+        "null:5",
+        "vqpu:http://127.0.0.1:8765",
+        "vqpu:https://vqpu.example.org",
+        "mpi:qpu",
+        "mpi:world:1",
+    ],
+)
+def test_check_spec_returns_a_good_spec_unchanged(spec):
+    assert check_spec(spec) == spec
+
+
+#: Specs get_backend refuses with UnknownBackendError before it connects anywhere.
+BAD_SPECS = [
+    "qpu",
+    "",
+    7,
+    None,
+    "aerx",
+    "VQPU:http://h:1",
+    "aer:gpu",
+    "aer:noisy-",
+    "aer:noisy-nope",
+    "iqm-fake",
+    "iqm-fake:nope",
+    "iqm:ftp://example.org",
+    "iqm:example.org#garnet",
+    "null:0",
+    "null:wide",
+    "vqpu:",
+    "vqpu:ftp://x",
+    "vqpu:127.0.0.1:8765",
+    "vqpu:http://",
+    "vqpu:http://h:99999",
+]
+
+
+@pytest.mark.parametrize("spec", BAD_SPECS)
+def test_check_spec_refuses_what_get_backend_refuses_with_the_same_message(spec):
+    with pytest.raises(UnknownBackendError) as made:
+        get_backend(spec)
+    with pytest.raises(UnknownBackendError) as checked:
+        check_spec(spec)
+    assert str(checked.value) == str(made.value)
+
+
+def test_check_spec_knows_the_devices_and_simulators_get_backend_knows():
+    from backends import aer, iqm
+
+    assert registry._FAKE_IQM_DEVICES == tuple(iqm.fake_devices())  # the same names, in the same order
+    assert registry._AER_ARGUMENTS == tuple(aer.METHODS)
+
+
+def test_check_spec_checks_every_kind_but_mpi():
+    assert set(registry._CHECKS) == set(BACKENDS) - {"mpi"}
+
+
+def test_check_spec_imports_neither_qiskit_nor_iqm():
+    code = (
+        "import sys\n"
+        "from backends import UnknownBackendError, check_spec\n"
+        "check_spec('iqm-fake:garnet'); check_spec('aer:noisy-adonis'); check_spec('vqpu:http://h:1')\n"
+        "for spec in ('iqm-fake:nope', 'aer:gpu', 'vqpu:ftp://x'):\n"
+        "    try:\n"
+        "        check_spec(spec)\n"
+        "    except UnknownBackendError:\n"
+        "        pass\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'qiskit', 'qiskit_aer', 'iqm', 'exa'}))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "[]\n"
+
+
 def test_doctests():
+    for name in backends.__all__:  # load the lazy names, as pytest's doctest collection does
+        getattr(backends, name)
     for module in (registry, backends):
         assert doctest.testmod(module).failed == 0
 

@@ -26,6 +26,10 @@ def run_cli(capsys, *argv):
         (["run", "--mode", "elastic"], "argument --mode: invalid choice: 'elastic'"),
         (["run", "--seed", "x"], "argument --seed: invalid int value: 'x'"),
         (
+            ["run", "--points", "missing.csv", "--solver", "qaoa", "--backend", "iqm-fake:nope"],
+            "unknown IQM device 'nope' in spec 'iqm-fake:nope'",
+        ),
+        (
             ["aggregate", "--clusters", "none.npz", "--seed", "0", "--out", "s.json"],
             "none.npz: missing or unreadable",
         ),

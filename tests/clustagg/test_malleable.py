@@ -1,6 +1,5 @@
 import json
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -74,7 +73,7 @@ def test_the_command_line_without_mpiexec_fails_fast_in_one_line(tmp_path):
 
 @pytest.mark.slow
 @pytest.mark.mpi
-@pytest.mark.skipif(shutil.which("mpiexec") is None, reason="spawning needs mpiexec on PATH")
+@pytest.mark.requires("mpiexec")
 def test_malleable_spawns_workers_and_resumes_from_its_checkpoint(points_1000, tmp_path):
     loop = LoopSettings(threshold=0.99, max_iter=1)
     result = malleable.run_malleable(points_1000, ExactSolver(), 0, loop, tmp_path, workers=1)

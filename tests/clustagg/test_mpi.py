@@ -1,12 +1,8 @@
-import shutil
-
 import numpy as np
 import pytest
 
 from clustagg import mpi, steps
 from clustagg.errors import ClustAggError
-
-needs_mpiexec = pytest.mark.skipif(shutil.which("mpiexec") is None, reason="spawning needs mpiexec on PATH")
 
 
 @pytest.fixture
@@ -67,7 +63,7 @@ def test_spawning_is_allowed_with_mpiexec_on_path_or_under_a_launcher(no_mpiexec
 
 @pytest.mark.slow
 @pytest.mark.mpi
-@needs_mpiexec
+@pytest.mark.requires("mpiexec")
 def test_spawned_workers_share_the_cluster_step(points_1000):
     seed = 6
     with mpi.spawned_workers(2) as comm:

@@ -1,4 +1,5 @@
 import re
+from types import SimpleNamespace
 
 import networkx as nx
 import numpy as np
@@ -11,7 +12,7 @@ import cutting
 from bbqmis import qaoa
 from bbqmis.mis.problem import MISProblem
 from cutting import CuttingError
-from cutting.circuits import cut_experiments, grouped_circuit, twin_indices, wire_labels
+from cutting.circuits import cut_experiments, grouped_circuit, problem_circuit, twin_indices, wire_labels
 from cutting.layout import fewest_cut_layout, pack_fragments, separator_layout
 
 
@@ -134,3 +135,22 @@ def test_cut_experiments(two_cuts):
         for i, j in enumerate(twins):
             assert j <= i and circuits[j] == circuits[i]
     assert len(experiments.partition_labels) == experiments.cut_circuit.num_qubits
+
+
+def test_a_circuit_without_gamma_gets_a_gamma_parameter_that_binds_nothing():
+    graph = nx.empty_graph(2)
+    problem = SimpleNamespace(
+        graph=graph,
+        nodes=[0, 1],
+        edges=np.zeros((0, 2), dtype=np.int64),
+        num_nodes=2,
+        ising=lambda: (np.zeros(2), np.zeros((2, 2)), 0.0),
+        qaoa_circuit=lambda *, measure=True: qaoa.circuit(
+            (np.zeros(2), np.zeros((2, 2)), 0.0), measure=measure
+        ),
+    )
+    circuit, (gamma, beta) = problem_circuit(problem)
+    assert (gamma.name, beta.name) == ("gamma", "beta")
+    assert [p.name for p in circuit.parameters] == ["beta"]
+    plan = cutting.cut_qaoa(problem, 2)
+    assert plan.num_cuts == 0 and plan.parameters[0].name == "gamma"

@@ -15,17 +15,24 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 ENV = {"N_SAMPLES": "1500", "MAX_ITER": "2", "QUANTUM_DELAY": "3", "CLUSTAGG_ARGS": "--threshold 0.99"}
 
 
+def epoch(text):
+    """Slurm's local ``2026-11-27T02:10:01`` -> Unix seconds (as clustagg.slurm reads sacct's times)."""
+    return datetime.fromisoformat(text).timestamp()
+
+
 def watch_nodes(job, timeout):
-    """Changes of the job's node count (``NumNodes``), sampled until it ends; and its final state."""
+    """Changes of the job's node count (``NumNodes``), sampled until it ends, each with the time the
+    job itself gives it (``StartTime`` for its first size, ``ResizeTime`` for the others); and the
+    job's fields once it has ended (``JobState``, ``EndTime``, ``ResizeTime``: its last resize)."""
     seen = []
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        state = slurmlib.job_state(job)
-        if state in slurmlib.FINISHED:
-            return seen, state
-        nodes = slurmlib.job_nodes(job)
-        if state == "RUNNING" and (not seen or seen[-1] != nodes):
-            seen.append(nodes)
+        fields = slurmlib.job_fields(job)[0]
+        if fields["JobState"] in slurmlib.FINISHED:
+            return seen, fields
+        nodes = int(fields["NumNodes"].split("-")[0])
+        if fields["JobState"] == "RUNNING" and (not seen or seen[-1][0] != nodes):
+            seen.append((nodes, epoch(fields["ResizeTime" if seen else "StartTime"])))
         time.sleep(0.2)
     raise AssertionError(f"job {job} did not end within {timeout} s")
 
@@ -53,16 +60,32 @@ def test_malleable_job_grows_before_clustering_and_shrinks_for_the_quantum_step(
     wait_for_idle_cpu_nodes()
     since = datetime.now().replace(microsecond=0)
     job = slurm.submit(CLUSTER / "clustagg_malleable.sh", cwd=tmp_path, env=ENV)
-    seen, state = watch_nodes(job, 240)
+    seen, final = watch_nodes(job, 240)
     output = job_output(tmp_path, job)
-    assert state == "COMPLETED", output
+    assert final["JobState"] == "COMPLETED", output
     # the job itself: 1 node at the start, 3 for each clustering, 1 again for each quantum step
-    assert seen[:4] == [1, 3, 1, 3], (seen, output)
+    assert [nodes for nodes, _ in seen][:4] == [1, 3, 1, 3], (seen, output)
     assert output.count("grown to 3 node(s)") == 2 and output.count("shrunk to 1 node(s)") == 2, output
     # and Slurm's accounting holds one record per size the job had, in that order
     records = wait_for_accounting(since, job)
     assert [r.nodes for r in records] == [1, 3, 1, 3, 1], records
     assert [r.state for r in records] == ["RESIZING"] * 4 + ["COMPLETED"], records
+    # each record lasts from the job's own start or resize time to the next (or its end), within
+    # a second, so its node-seconds are its nodes times that; the watcher may miss the last size
+    # (the job can end within a sample), whose start is then the job's last ResizeTime
+    starts = [start for _, start in seen[:5]]
+    if len(starts) == 4:
+        starts.append(epoch(final["ResizeTime"]))
+    assert starts[-1] == epoch(final["ResizeTime"]), (seen, final)
+    ends = [*starts[1:], epoch(final["EndTime"])]
+    for record, start, end in zip(records, starts, ends, strict=True):
+        assert abs(record.start - start) <= 1 and abs(record.end - end) <= 1, (record, start, end)
+        assert abs(record.seconds - (end - start)) <= 1, (record, start, end)
+        assert abs(record.node_seconds - record.nodes * (end - start)) <= record.nodes, (record, start, end)
+    expected = sum(r.nodes * (end - start) for r, start, end in zip(records, starts, ends, strict=True))
+    assert abs(sum(r.node_seconds for r in records) - expected) <= sum(r.nodes for r in records)
+    # the whole job: from its start to its end, as sacct's first start and last end
+    assert abs(sum(r.seconds for r in records) - (epoch(final["EndTime"]) - starts[0])) <= 1
     result = json.loads((tmp_path / f"malleable-{job}.json").read_text())
     assert len(result["labels"]) == 1500 and len(result["iterations"]) == 2
     assert -1 <= result["silhouette"] <= 1
@@ -76,10 +99,10 @@ def test_malleable_job_gives_up_growing_when_the_nodes_are_busy(slurm, tmp_path)
         cwd=tmp_path,
         env={**ENV, "MAX_ITER": "1", "QUANTUM_DELAY": "0", "CLUSTAGG_GROW_TIMEOUT": "3"},
     )
-    seen, state = watch_nodes(job, 240)
+    seen, final = watch_nodes(job, 240)
     output = job_output(tmp_path, job)
-    assert state == "COMPLETED", output
-    assert seen == [1], output
+    assert final["JobState"] == "COMPLETED", output
+    assert [nodes for nodes, _ in seen] == [1], output
     assert "gave up growing to 3 nodes after 3 s" in output
     result = json.loads((tmp_path / f"malleable-{job}.json").read_text())
     assert len(result["labels"]) == 1500

@@ -43,7 +43,21 @@ class CommandParser(argparse.ArgumentParser):
         self.name = name
 
     def error(self, message: str) -> NoReturn:
-        """Print ``message`` as one line, prefixed by the command's name, and exit with status 2."""
+        r"""Print ``message`` as one line, prefixed by the command's name, and exit with status 2.
+
+        Examples
+        --------
+        >>> import contextlib, io
+        >>> stderr = io.StringIO()
+        >>> with contextlib.redirect_stderr(stderr):
+        ...     try:
+        ...         CommandParser(prog="python -m demo", name="demo").error("bad\n  option")
+        ...     except SystemExit as exit_:
+        ...         print(exit_.code)
+        2
+        >>> stderr.getvalue()
+        'demo: error: bad option\n'
+        """
         self.exit(2, f"{self.name or self.prog}: error: {' '.join(message.split())}\n")
 
 

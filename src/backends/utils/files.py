@@ -240,10 +240,10 @@ def check_distinct(outputs: Mapping[str, PathLike | None]) -> None:
     Examples
     --------
     >>> check_distinct({"--json": "run.json", "--checkpoint": "run.ckpt", "--plot": None})
-    >>> check_distinct({"--json": "run.json", "--checkpoint": "./run.json"})
+    >>> check_distinct({"--json": "run.json", "--checkpoint": "./run.json"})  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    backends.utils.errors.InvalidParameterError: --json run.json and --checkpoint ./run.json name the same file
+    backends.utils.errors.InvalidParameterError: --json run.json and --checkpoint ./run.json name the same...
     """
     seen: dict[Path, tuple[str, PathLike]] = {}
     for option, path in outputs.items():

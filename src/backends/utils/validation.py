@@ -30,6 +30,7 @@ __all__ = [
     "check_choice",
     "check_finite",
     "check_finite_array",
+    "check_finite_pair",
     "check_interval",
     "check_nonnegative",
     "check_nonnegative_int",
@@ -147,6 +148,53 @@ def check_finite(value: object, name: str) -> float:
     if not _is_real(value):
         raise InvalidParameterError(f"{name} must be a finite number, got {value!r}")
     return float(value)
+
+
+def check_finite_pair(value: object, name: str, fields: tuple[str, str]) -> tuple[float, float]:
+    """Return two finite floats from a pair, or from an object with the two attributes ``fields``.
+
+    Parameters
+    ----------
+    value : object with the attributes ``fields``, or (float, float)
+        For example QAOA angles: a ``QAOAAngles`` or a pair ``(gamma, beta)``.
+    name : str
+        The parameter's name in messages.
+    fields : (str, str)
+        The two values' names: the attributes looked up, and the names in messages.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``value`` is neither a pair nor has both attributes, or a value is not finite.
+
+    Examples
+    --------
+    >>> check_finite_pair((0.4, 0.2), "angles", ("gamma", "beta"))
+    (0.4, 0.2)
+    >>> check_finite_pair((0.4,), "angles", ("gamma", "beta"))
+    Traceback (most recent call last):
+    ...
+    backends.utils.errors.InvalidParameterError: angles must be a pair (gamma, beta) or have attributes \
+gamma and beta, got (0.4,)
+    >>> check_finite_pair((0.4, float("inf")), "angles", ("gamma", "beta"))
+    Traceback (most recent call last):
+    ...
+    backends.utils.errors.InvalidParameterError: beta must be a finite number, got inf
+    """
+    first_name, second_name = fields
+    first: object
+    second: object
+    if hasattr(value, first_name) and hasattr(value, second_name):
+        first, second = getattr(value, first_name), getattr(value, second_name)
+    else:
+        try:
+            first, second = value  # type: ignore[misc]
+        except (TypeError, ValueError):
+            raise InvalidParameterError(
+                f"{name} must be a pair ({first_name}, {second_name}) or have attributes {first_name} "
+                f"and {second_name}, got {value!r}"
+            ) from None
+    return check_finite(first, first_name), check_finite(second, second_name)
 
 
 def check_finite_array(values: object, name: str) -> np.ndarray:

@@ -5,6 +5,7 @@ The client side is a plain backend and needs nothing beyond the package's core:
 - :mod:`backends.vqpu.client` - :class:`VQPUBackend`, the ``vqpu:<url>`` backend;
 - :mod:`backends.vqpu.api` - HTTP session with retries and idempotent resubmission;
 - :mod:`backends.vqpu.wire` - circuits as base64 QPY, both ways, and the QPY header;
+- :mod:`backends.vqpu.munge` - MUNGE credentials, a fresh one per request inside a Slurm job;
 - :mod:`backends.vqpu.cli` - the command line (``serve`` needs the ``server`` extra).
 
 The server, a FastAPI service with its store, executor, sandbox, accounting and report,
@@ -15,6 +16,6 @@ Nothing heavy is imported here, so the command line starts fast.
 
 References
 ----------
-.. [1] Viviani et al., arXiv:2504.10520 (virtual QPUs under Slurm).
-.. [2] "Three ways to share a QPU", arXiv:2604.14955.
+.. [1] Cipollini et al., "Three ways to share a QPU: Scheduling strategies for hybrid
+   Quantum-HPC applications", arXiv:2604.14955 (the vQPU, Section 4.3.1, Figures 7-8).
 """

@@ -11,13 +11,16 @@ from __future__ import annotations
 
 import os
 import re
+import ssl
 import time
 import uuid
+from collections.abc import Generator
 from typing import Any
 
 import httpx
 
 from backends.errors import BackendConnectionError, BackendError, InvalidParameterError
+from backends.vqpu import munge
 
 __all__ = ["QuotaExceededError", "VQPURejectedError", "VQPUSession"]
 
@@ -70,6 +73,12 @@ class VQPUSession:
         First retry delay in seconds, doubled after every failure up to 2 s.
     poll : float
         Long-poll length in seconds while waiting for a result.
+    ca : str or path, optional
+        CA bundle (PEM) that signs the server's certificate, for an ``https://`` server
+        with a private CA; default the environment variable ``VQPU_CA``, else the system's
+        trust store. A certificate that cannot be verified is refused at once
+        (:class:`~backends.errors.BackendConnectionError`, nothing is sent), never retried
+        or ignored.
 
     Attributes
     ----------
@@ -104,6 +113,7 @@ class VQPUSession:
         deadline: float = 120.0,
         backoff: float = 0.05,
         poll: float = 20.0,
+        ca: str | os.PathLike[str] | None = None,
     ) -> None:
         if not url.startswith(("http://", "https://")):
             raise InvalidParameterError(
@@ -116,8 +126,46 @@ class VQPUSession:
         headers = {"X-VQPU-Job": job}
         if token:
             headers["Authorization"] = f"Bearer {token}"
-        self._http = httpx.Client(base_url=self.url, headers=headers, timeout=timeout)
+        self._http = httpx.Client(
+            base_url=self.url, headers=headers, timeout=timeout, verify=_tls_context(ca)
+        )
         self.server_seconds: float | None = None
+
+    def authenticate_as_job(self, server: str, job: str | None = None) -> None:
+        """Send a fresh MUNGE credential naming ``job`` and ``server`` with every request.
+
+        A session does this by itself when a Slurm-bound server challenges it (401 with
+        ``WWW-Authenticate: MUNGE server="..."``), so no entry point needs to know:
+        no token is handed around; each request proves the caller's UID through MUNGE,
+        and the server checks that this UID runs ``job``, RUNNING, holding the vQPU
+        resource. A credential decodes once and names one server, so one copied off the
+        wire is refused.
+
+        Parameters
+        ----------
+        server : str
+            The server's name from its challenge (its ``--instance``).
+        job : str, optional
+            The Slurm job id; default ``SLURM_JOB_ID``.
+
+        Raises
+        ------
+        InvalidParameterError
+            Outside a Slurm job (no ``SLURM_JOB_ID``).
+
+        Examples
+        --------
+        >>> session = VQPUSession("https://qsrv:8765")
+        >>> session.authenticate_as_job("qsrv:8765", job="42")  # each request then carries a credential
+        >>> session.close()
+        """
+        job = job or os.environ.get("SLURM_JOB_ID")
+        if not job:  # outside a Slurm job
+            raise InvalidParameterError(
+                f"vQPU server {self.url} admits Slurm jobs only (run inside a job that holds the vqpu "
+                "licence or GRES); SLURM_JOB_ID is not set"
+            )
+        self._http.auth = _MungeAuth(munge.job_payload(job, server))
 
     def close(self) -> None:
         """Close the connection pool; safe to call twice.
@@ -165,11 +213,16 @@ class VQPUSession:
             try:
                 response = self._http.request(method, path, **kwargs)
             except httpx.TransportError as exc:
+                _refuse_unverified(exc, self.url)
                 problem = f"{type(exc).__name__}: {exc}"
             else:
                 self.server_seconds = _server_seconds(response.headers.get("server-timing", ""))
                 if response.status_code < 400:
                     return response.json()
+                server = _munge_challenge(response) if self._http.auth is None else None
+                if server is not None:  # a Slurm-bound server: answer with a credential, at once
+                    self.authenticate_as_job(server)
+                    continue
                 body = _json_or_text(response)
                 if response.status_code < 500:
                     code = body.get("error", "error")
@@ -297,6 +350,61 @@ def _server_seconds(header: str) -> float | None:
 _APP_DURATION = re.compile(
     r'(?:^|,)\s*app\s*(?:;(?:[^,;"]|"[^"]*")*)*?;\s*dur\s*=\s*([0-9]{1,12}(?:\.[0-9]{1,12})?)\s*(?:[;,]|$)'
 )
+
+
+class _MungeAuth(httpx.Auth):
+    """``Authorization: MUNGE <credential>``, a fresh credential for every request sent."""
+
+    def __init__(self, payload: bytes) -> None:
+        self.payload = payload
+
+    def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
+        request.headers["Authorization"] = f"MUNGE {munge.encode(self.payload)}"
+        yield request
+
+
+def _munge_challenge(response: httpx.Response) -> str | None:
+    """The server named by a 401's ``WWW-Authenticate: MUNGE server="..."``, else ``None``.
+
+    A session with a token never answers the challenge (it sends its token and is told
+    why it was refused).
+    """
+    if response.status_code != 401 or "authorization" in response.request.headers:
+        return None
+    match = re.fullmatch(
+        r'\s*MUNGE\s+server="([^"]{1,128})"\s*', response.headers.get("www-authenticate", "")
+    )
+    return match[1] if match else None
+
+
+def _tls_context(ca: str | os.PathLike[str] | None) -> ssl.SSLContext:
+    """The client's TLS context: the system's trust store, or the CA bundle ``ca`` / ``VQPU_CA``.
+
+    Raises
+    ------
+    InvalidParameterError
+        If the CA bundle cannot be read as PEM certificates.
+    """
+    cafile = ca if ca is not None else os.environ.get("VQPU_CA") or None
+    try:
+        return ssl.create_default_context(cafile=cafile)
+    except (OSError, ssl.SSLError) as exc:
+        source = "ca" if ca is not None else "VQPU_CA"
+        raise InvalidParameterError(
+            f"The {source!r} CA bundle {str(cafile)!r} cannot be read as PEM certificates: {exc}"
+        ) from None
+
+
+def _refuse_unverified(error: httpx.TransportError, url: str) -> None:
+    """Raise :class:`BackendConnectionError` at once if ``error`` is a failed certificate check."""
+    cause: BaseException | None = error
+    while cause is not None and not isinstance(cause, ssl.SSLCertVerificationError):
+        cause = cause.__cause__ or cause.__context__
+    if cause is not None:
+        raise BackendConnectionError(
+            f"vQPU server {url}: its TLS certificate cannot be verified ({cause.verify_message}); "
+            "give the CA that signed it with VQPU_CA or the backend's ca= option"
+        ) from None
 
 
 def _json_or_text(response: httpx.Response) -> dict[str, Any]:

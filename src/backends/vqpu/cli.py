@@ -6,6 +6,7 @@ Run ``python -m backends.vqpu --help`` for examples.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import errno
 import importlib.metadata
 import json
@@ -14,13 +15,17 @@ import os
 import socket
 import sqlite3
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from backends.errors import BackendError
 from backends.utils.arguments import CommandParser, integer, real
 from backends.vqpu.server.limits import SQLITE_INT_MAX, Limits, backend_max_shots
+from backends.vqpu.server.network import check_exposure, tls_options
+
+if TYPE_CHECKING:
+    from backends.vqpu.server.slurm_auth import SlurmAuth
 
 __all__ = ["main"]
 
@@ -77,6 +82,24 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _add_serve_arguments(serve: argparse.ArgumentParser) -> None:
     """Options of ``serve``; the limits default to those of :class:`~backends.vqpu.server.limits.Limits`."""
+    _add_server_arguments(serve)
+    _add_access_arguments(serve)
+    _add_batch_limit_arguments(serve)
+    _add_resource_limit_arguments(serve)
+    serve.add_argument(
+        "--docs", action="store_true", help="serve /docs, /redoc and /openapi.json (public, no token)"
+    )
+    serve.add_argument(
+        "--threads",
+        type=_COUNT,
+        default=1,
+        help="OpenMP threads of a simulator backend (default %(default)s: batches run one at a time, and "
+        "idle spinning threads would steal cores from the server and its clients)",
+    )
+
+
+def _add_server_arguments(serve: argparse.ArgumentParser) -> None:
+    """Options of ``serve`` naming the device, the address, the tokens, the scheduling and the database."""
     serve.add_argument("--backend", required=True, help="physical backend spec, e.g. aer, iqm-fake:adonis")
     serve.add_argument("--port", type=integer(1, 65535), required=True, help="TCP port (0 < P < 65536)")
     serve.add_argument("--host", default="127.0.0.1", help="address to bind (default %(default)s)")
@@ -107,6 +130,40 @@ def _add_serve_arguments(serve: argparse.ArgumentParser) -> None:
         default=0.0,
         help="emulated device seconds per circuit (default %(default)s)",
     )
+
+
+def _add_access_arguments(serve: argparse.ArgumentParser) -> None:
+    """Options of ``serve`` on who may connect and how: TLS, Slurm-bound access, open mode."""
+    group = serve.add_argument_group("access (docs/howto/vqpu-admin.md)")
+    group.add_argument("--tls-cert", metavar="FILE", help="serve HTTPS with this certificate chain (PEM)")
+    group.add_argument("--tls-key", metavar="FILE", help="the private key of --tls-cert (PEM)")
+    group.add_argument(
+        "--slurm-auth",
+        action="store_true",
+        help="admit only MUNGE credentials of running Slurm jobs that hold the vQPU resource",
+    )
+    group.add_argument(
+        "--slurm-resource", default="vqpu", help="licence or GRES name of a vQPU (default %(default)s)"
+    )
+    group.add_argument(
+        "--slurm-poll",
+        type=real(0.05, 60.0),
+        default=1.0,
+        help="seconds between reads of Slurm's running jobs: how long an ended job is still admitted "
+        "(default %(default)s)",
+    )
+    group.add_argument("--munge-socket", help="munged's socket (default: MUNGE_SOCKET, else MUNGE's default)")
+    group.add_argument("--instance", help="this server's name in credentials (default: HOST:PORT)")
+    group.add_argument(
+        "--insecure-open",
+        action="store_true",
+        help="allow open mode (no authentication) on an address beyond loopback: anyone who reaches "
+        "the port may submit",
+    )
+
+
+def _add_batch_limit_arguments(serve: argparse.ArgumentParser) -> None:
+    """Options of ``serve`` limiting what one batch may ask: shots, circuits, sizes, queue."""
     serve.add_argument(
         "--max-shots",
         type=_COUNT,
@@ -140,6 +197,10 @@ def _add_serve_arguments(serve: argparse.ArgumentParser) -> None:
     serve.add_argument(
         "--max-instructions", type=_COUNT, default=10_000, help="per circuit (default %(default)s)"
     )
+
+
+def _add_resource_limit_arguments(serve: argparse.ArgumentParser) -> None:
+    """Options of ``serve`` limiting the server's decoder and connections."""
     serve.add_argument(
         "--max-decode-bytes",
         type=_COUNT,
@@ -169,16 +230,6 @@ def _add_serve_arguments(serve: argparse.ArgumentParser) -> None:
         type=_COUNT,
         default=64 * 2**10,
         help="bytes of a request head (request line and headers), 431 beyond (default %(default)s)",
-    )
-    serve.add_argument(
-        "--docs", action="store_true", help="serve /docs, /redoc and /openapi.json (public, no token)"
-    )
-    serve.add_argument(
-        "--threads",
-        type=_COUNT,
-        default=1,
-        help="OpenMP threads of a simulator backend (default %(default)s: batches run one at a time, and "
-        "idle spinning threads would steal cores from the server and its clients)",
     )
 
 
@@ -242,9 +293,68 @@ def _serve(args: argparse.Namespace) -> int:
         ) from None
     from backends import get_backend
 
+    if args.slurm_auth and args.token_file:
+        raise ValueError("--slurm-auth and --token-file are two ways to authenticate: give one")
+    tls = tls_options(args.tls_cert, args.tls_key)
+    authenticated = bool(args.slurm_auth or args.token_file)
+    warning = check_exposure(
+        args.host, authenticated=authenticated, tls=bool(tls), insecure_open=args.insecure_open
+    )
     tokens = _opened("--token-file", args.token_file, TokenBook) if args.token_file else None
     backend = get_backend(args.backend)
-    limits = Limits(
+    limits = _limits(args, backend)
+    sock = _bind(args.host, args.port)
+    with sock, _slurm_access(args) as slurm:
+        service = _opened(
+            "--db",
+            args.db,
+            lambda db: VQPUService(
+                backend,
+                db,
+                tokens=tokens,
+                slurm=slurm,
+                warnings=[warning] if warning else [],
+                latency=args.latency,
+                limits=limits,
+                policy=Policy(args.policy, args.max_wait),
+                quotas=Quotas(job_seconds=args.job_quota, user_seconds=args.user_quota),
+            ),
+        )
+        _log_start(
+            open_mode=not authenticated,
+            warning=warning,
+            max_shots_option=args.max_shots,
+            limits=limits,
+            backend_name=backend.name,
+        )
+        app = create_app(service, docs=args.docs)
+        config = uvicorn_config(
+            app, limits, host=args.host, port=args.port, access_log=False, log_level="info", **tls
+        )
+        uvicorn.Server(config).run(sockets=[sock])
+    return 0
+
+
+@contextlib.contextmanager
+def _slurm_access(args: argparse.Namespace) -> Iterator[SlurmAuth | None]:
+    """The Slurm-bound authority of ``--slurm-auth`` (its job table polling), or ``None``."""
+    if not args.slurm_auth:
+        yield None
+        return
+    from backends.vqpu.server.slurm_auth import SlurmAuth
+    from backends.vqpu.server.slurm_jobs import JobTable
+
+    jobs = JobTable(resource=args.slurm_resource, interval=args.slurm_poll, max_age=5 * args.slurm_poll)
+    instance = args.instance or f"{socket.gethostname()}:{args.port}"
+    try:
+        yield SlurmAuth(jobs.start(), instance, socket=args.munge_socket)
+    finally:
+        jobs.stop()
+
+
+def _limits(args: argparse.Namespace, backend: object) -> Limits:
+    """The request limits of ``serve``'s options, ``--max-shots`` checked against the backend's own limit."""
+    return Limits(
         max_payload_bytes=args.max_payload,
         max_result_bytes=args.max_result_bytes,
         max_shots=_max_shots(args.max_shots, backend),
@@ -259,39 +369,26 @@ def _serve(args: argparse.Namespace) -> int:
         max_connections=args.max_connections,
         max_head_bytes=args.max_head_bytes,
     )
-    sock = _bind(args.host, args.port)
-    with sock:
-        service = _opened(
-            "--db",
-            args.db,
-            lambda db: VQPUService(
-                backend,
-                db,
-                tokens=tokens,
-                latency=args.latency,
-                limits=limits,
-                policy=Policy(args.policy, args.max_wait),
-                quotas=Quotas(job_seconds=args.job_quota, user_seconds=args.user_quota),
-            ),
+
+
+def _log_start(
+    *, open_mode: bool, warning: str | None, max_shots_option: int | None, limits: Limits, backend_name: str
+) -> None:
+    """Set up the server's log: warn of open mode and credentials in clear, tell a lowered shot limit."""
+    logging.basicConfig(format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    logging.getLogger("backends.vqpu").setLevel(logging.INFO)
+    if open_mode:
+        logging.getLogger("backends.vqpu").warning(
+            "no --token-file or --slurm-auth: open mode, every local process may submit"
         )
-        logging.basicConfig(format="%(asctime)s %(name)s %(levelname)s %(message)s")
-        logging.getLogger("backends.vqpu").setLevel(logging.INFO)
-        if tokens is None:
-            logging.getLogger("backends.vqpu").warning(
-                "no --token-file: open mode, every local process may submit"
-            )
-        if args.max_shots is None and limits.max_shots < Limits.max_shots:
-            logging.getLogger("backends.vqpu").info(
-                "no --max-shots: %d shots per circuit, the limit of backend '%s'",
-                limits.max_shots,
-                backend.name,
-            )
-        app = create_app(service, docs=args.docs)
-        config = uvicorn_config(
-            app, limits, host=args.host, port=args.port, access_log=False, log_level="info"
+    if warning:
+        logging.getLogger("backends.vqpu").warning(warning)
+    if max_shots_option is None and limits.max_shots < Limits.max_shots:
+        logging.getLogger("backends.vqpu").info(
+            "no --max-shots: %d shots per circuit, the limit of backend '%s'",
+            limits.max_shots,
+            backend_name,
         )
-        uvicorn.Server(config).run(sockets=[sock])
-    return 0
 
 
 def _max_shots(option: int | None, backend: object) -> int:

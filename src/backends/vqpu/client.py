@@ -13,6 +13,7 @@ record's ``queue_seconds`` is the time the batch waited behind other jobs' batch
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -59,6 +60,9 @@ class VQPUBackend(BaseBackend):
     deadline : float
         Seconds of retrying (exponential backoff) on connection errors and 5xx answers
         before :class:`~backends.errors.BackendConnectionError`.
+    ca : str or path, optional
+        CA bundle of an ``https://`` server's certificate; default ``VQPU_CA``, else the
+        system's trust store (:class:`~backends.vqpu.api.VQPUSession`).
     **options
         ``num_qubits``, ``sleep_factor``, ``seed``, ``label`` of
         :class:`~backends.base.BaseBackend`.
@@ -100,11 +104,12 @@ class VQPUBackend(BaseBackend):
         job: str | None = None,
         timeout: float = 30.0,
         deadline: float = 60.0,
+        ca: str | os.PathLike[str] | None = None,
         **options: Any,
     ) -> None:
         _check_host(url, name or f"vqpu:{url}")
         try:
-            self.session = VQPUSession(url, token=token, job=job, timeout=timeout, deadline=deadline)
+            self.session = VQPUSession(url, token=token, job=job, timeout=timeout, deadline=deadline, ca=ca)
         except ValueError as exc:
             raise UnknownBackendError(f"bad vqpu spec {name or url!r}: {exc}") from None
         health = self.session.health()

@@ -47,13 +47,14 @@ from backends.utils.progress import ProgressLine
 
 from ..mis.errors import BBQMISError
 from ..mis.graphio import EXTENSIONS, FORMATS, read_graph
-from .executors import KINDS, make_executor, mpi_world
 from .limits import StopRequest, stop_on_signals
+from .pipeline import METHODS, color_graph
 from .plot import MAX_DRAWN_VERTICES, plot_run
+from .report import format_result, progress_view
 from .result import ColoringResult
 from .samplers import QAOASampler, get_sampler
-from .search import METHODS, color_graph
-from .tree import STRATEGIES
+from .tree.executors import KINDS, make_executor, mpi_world
+from .tree.tree import STRATEGIES
 
 #: Largest values the numeric options accept: beyond them a value is a typo, not a plan.
 MAX_SHOTS = 1_000_000
@@ -99,6 +100,17 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--version", action="version", version=f"%(prog)s {importlib.metadata.version('bbqmis')}"
     )
+    _add_graph_arguments(parser)
+    _add_sampler_arguments(parser)
+    _add_limit_arguments(parser)
+    _add_tree_arguments(parser)
+    _add_checkpoint_arguments(parser)
+    _add_run_arguments(parser)
+    return parser
+
+
+def _add_graph_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the options of the graph file and how to read it."""
     parser.add_argument("graph", help="graph file: DIMACS .col, edge list, GraphML or node-link JSON")
     parser.add_argument(
         "--format",
@@ -115,6 +127,10 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="accept a DIMACS header declaring far more vertices than its edges touch",
     )
+
+
+def _add_sampler_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the options of the branching sampler and where its QAOA circuits run."""
     parser.add_argument(
         "--sampler",
         default="qaoa",
@@ -148,6 +164,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="widest circuit to run; wider components are cut or solved classically "
         "(default: the backend's qubits, at most 24)",
     )
+
+
+def _add_limit_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the options of the limits of the run and the time shares of its phases."""
     parser.add_argument(
         "--time-limit",
         type=real(0.0, MAX_SECONDS),
@@ -185,6 +205,10 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="stop after N node expansions",
     )
+
+
+def _add_tree_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the options of the tree: its queue order, its method, exhaustive or not."""
     parser.add_argument(
         "--strategy", default="best-first", choices=STRATEGIES, help="queue order (default: best-first)"
     )
@@ -200,6 +224,10 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="branch only on sampled sets, as the reference implementation (no exhaustive proof)",
     )
+
+
+def _add_checkpoint_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the options of the checkpoint: its file, its interval, resume."""
     parser.add_argument(
         "--checkpoint",
         type=Path,
@@ -215,6 +243,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="seconds between checkpoint writes (default: 30)",
     )
     parser.add_argument("--resume", action="store_true", help="continue from --checkpoint FILE if it exists")
+
+
+def _add_run_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the options of the outputs, the seed, the executor and its workers, and progress."""
     parser.add_argument(
         "--json", type=Path, default=None, metavar="OUT", help="write the result as JSON to OUT"
     )
@@ -242,7 +274,6 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"draw the colouring (graphs of up to {MAX_DRAWN_VERTICES} vertices) and the incumbent and "
         "bound over time into PNG",
     )
-    return parser
 
 
 def _sampler_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -256,105 +287,6 @@ def _sampler_options(args: argparse.Namespace) -> dict[str, Any]:
     if args.sampler in ("random", "anneal"):
         return {"shots": args.shots}
     return {}
-
-
-def progress_view(snapshot: dict[str, Any]) -> dict[str, Any]:
-    """The fields of a search snapshot that the progress line shows, in display order.
-
-    Examples
-    --------
-    >>> progress_view({"phase": "search", "component": 1, "components": 2, "nodes": 40, "open": 3,
-    ...                "incumbent": 5, "bound": 4, "elapsed": 1.0, "memory_gb": 0.1})["gap"]
-    '20%'
-    """
-    view: dict[str, Any] = {
-        "phase": snapshot["phase"],
-        "component": f"{snapshot['component']}/{snapshot['components']}",
-    }
-    if "nodes" in snapshot:
-        view |= {"nodes": snapshot["nodes"], "open": snapshot["open"]}
-    if "incumbent" in snapshot:
-        colours, bound = snapshot["incumbent"], snapshot["bound"]
-        gap = None if bound is None or not colours else f"{(colours - bound) / colours:.0%}"
-        view |= {"colours": colours, "bound": bound, "gap": gap}
-    return view | {"GB": snapshot["memory_gb"]}
-
-
-def format_result(result: ColoringResult, graph: nx.Graph, sampler: str, backend: str | None) -> str:
-    """Human-readable summary table of a result."""
-    stats = result.stats
-    s = stats["sampler"]
-    classes: dict[int, list] = {}
-    for label, color in result.coloring.items():
-        classes.setdefault(color, []).append(label)
-    work = f"{sampler}" + (
-        f" on {backend}: {int(s.get('circuits', 0))} circuits, {int(s.get('shots', 0))} shots, "
-        f"{s.get('quantum_seconds', 0.0):.3f} quantum s, {int(s.get('fallbacks', 0))} fallbacks, "
-        f"{int(s.get('cut_components', 0))} cut"
-        if backend
-        else ""
-    )
-    rows = [
-        (
-            "graph",
-            f"{graph.graph.get('name', '')} "
-            f"({graph.number_of_nodes()} vertices, {graph.number_of_edges()} edges)",
-        ),
-        ("colours", str(result.num_colors)),
-        (
-            "lower bound",
-            f"{result.lower_bound} "
-            f"(root {stats['root_lower_bound']}, first colouring {stats['initial_colors']})",
-        ),
-        ("optimal", "yes" if result.optimal else "not proven"),
-        (
-            "nodes",
-            f"{stats['nodes_explored']} explored, {stats['nodes_pruned']} pruned, "
-            f"{stats['duplicates']} duplicates, {stats['open_nodes']} open; created from the sampler's "
-            f"classes {stats.get('nodes_from_sampler', 0)}, "
-            f"from the enumeration {stats.get('nodes_from_enumeration', 0)}",
-        ),
-        ("sampler", work),
-        ("pricing", _pricing_line(stats.get("pricing", {}))),
-        ("LP columns", _lp_line(stats)),
-        ("time", f"{stats['seconds']:.2f} s ({stats['stop_reason']})"),
-    ]
-    lines = [f"{key:<12} {value}" for key, value in rows]
-    for color in sorted(classes):
-        members = " ".join(str(v) for v in sorted(classes[color], key=lambda v: (str(type(v)), v)))
-        lines.append(f"{'colour ' + str(color):<12} {members}")
-    return "\n".join(lines)
-
-
-def _pricing_line(device: dict[str, float]) -> str:
-    """What the LP bounds' pricers sent to quantum devices.
-
-    >>> _pricing_line({"circuits": 3.0, "shots": 3072.0, "quantum_seconds": 0.0125})
-    '3 circuits, 3072 shots, 0.013 quantum s for LP columns'
-    >>> _pricing_line({})
-    'no circuits'
-    """
-    if not device.get("circuits"):
-        return "no circuits"
-    return (
-        f"{int(device['circuits'])} circuits, {int(device.get('shots', 0))} shots, "
-        f"{device.get('quantum_seconds', 0.0):.3f} quantum s for LP columns"
-    )
-
-
-def _lp_line(stats: dict[str, Any]) -> str:
-    """Improving LP columns per pricer, and what the node LPs did.
-
-    >>> _lp_line({"improving_columns": {"qaoa": 12, "exact": 1},
-    ...           "node_lp": {"nodes": 4, "raised": 1, "pruned": 1}})
-    'improving: qaoa 12, exact 1; node LPs 4 (raised 1 bound, pruned 1 node)'
-    """
-    improving = ", ".join(f"{name} {count}" for name, count in stats.get("improving_columns", {}).items())
-    node_lp = stats.get("node_lp", {})
-    return (
-        f"improving: {improving or 'none'}; node LPs {int(node_lp.get('nodes', 0))} "
-        f"(raised {int(node_lp.get('raised', 0))} bound, pruned {int(node_lp.get('pruned', 0))} node)"
-    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -395,66 +327,24 @@ def _run(args: argparse.Namespace, stop: StopRequest) -> int:
         return _bad_input(f"--executor {args.executor}: MPI is not available here ({exc})")
     root = world is None or world.Get_rank() == 0
     failure: Exception | None = None
+    prepared = None
     try:
-        if args.resume and args.checkpoint is None:
-            raise BBQMISError("--resume needs --checkpoint FILE")
-        if args.checkpoint is not None and args.checkpoint.exists() and not args.checkpoint.is_file():
-            raise BBQMISError(f"--checkpoint {args.checkpoint}: not a regular file (--resume reads it back)")
-        outputs = {"--json": args.json, "--checkpoint": args.checkpoint, "--plot": args.plot}
-        check_distinct(outputs)
-        for option, path in outputs.items():
-            if path is not None:
-                check_writable(path, option)
-        started = time.monotonic()  # the time limit counts from here: reading is part of the run
-        graph = nx.Graph()  # on an MPI worker rank; rank 0 reads the graph
-        if root:
-            graph = read_graph(
-                args.graph,
-                format=args.format,
-                allow_empty=args.allow_empty,
-                allow_isolated=args.allow_isolated,
-            )
-        sampler = get_sampler(args.sampler, **_sampler_options(args))
-        if root and isinstance(sampler, QAOASampler):
-            _connect(sampler, args.backend, stop, _seconds_left(args.time_limit, started))
+        prepared = _prepare(args, stop, root)
     except (BBQMISError, BackendError, ValueError, OSError) as exc:
         failure = exc
-    if (message := _first_failure(failure, world)) is not None:
-        return _bad_input(message) if root else 2
+    message = _first_failure(failure, world)
+    if message is not None or prepared is None:  # prepared is None only if this rank failed
+        return _bad_input(message or str(failure)) if root else 2
+    graph, sampler, started = prepared
+    history: list[tuple[float, int | None, int | None]] = []
     try:
-        with make_executor(args.executor, args.workers, finish_tasks=False) as executor:
-            if executor is None:  # an MPI worker rank: it served tasks until rank 0 finished
-                return 0
-            history: list[tuple[float, int | None, int | None]] = []
-
-            def report(snapshot: dict[str, Any]) -> None:
-                progress(progress_view(snapshot))
-                if "incumbent" in snapshot:
-                    history.append((snapshot["elapsed"], snapshot["incumbent"], snapshot["bound"]))
-
-            with ProgressLine(sys.stderr, label="bbqmis", enabled=not args.quiet) as progress:
-                result = color_graph(
-                    graph,
-                    sampler,
-                    executor,
-                    time_limit=_seconds_left(args.time_limit, started),
-                    node_limit=args.node_limit,
-                    memory_limit=args.memory_limit,
-                    exact_share=args.exact_share,
-                    lp_share=args.lp_share,
-                    method=args.method,
-                    checkpoint=args.checkpoint,
-                    resume=args.resume,
-                    checkpoint_interval=args.checkpoint_interval,
-                    strategy=args.strategy,
-                    exhaustive=not args.heuristic,
-                    seed=args.seed,
-                    progress=report,
-                )
+        result = _color(args, graph, sampler, started, history)
     except (BBQMISError, BackendError, InvalidParameterError, ConnectionError) as exc:
         return _bad_input(exc)
     except Exception as exc:  # a bug, or a worker the system killed
         return _internal_failure(exc, args, graph)
+    if result is None:  # an MPI worker rank: it served tasks until rank 0 finished
+        return 0
     if stop.is_set() and result.stopped is not None:
         result = dataclasses.replace(
             result, stopped="interrupted", stats={**result.stats, "stop_reason": "interrupted"}
@@ -463,6 +353,77 @@ def _run(args: argparse.Namespace, stop: StopRequest) -> int:
     if args.plot is not None:
         status = max(status, _write_plot(graph, result, history, args.plot))
     return status
+
+
+def _prepare(args: argparse.Namespace, stop: StopRequest, root: bool) -> tuple[nx.Graph, Any, float]:
+    """Check the options and outputs, read the graph (on ``root``), build the sampler and reach its backend.
+
+    Returns the graph (empty on an MPI worker rank), the sampler and the
+    :func:`time.monotonic` time the time limit counts from.
+    """
+    if args.resume and args.checkpoint is None:
+        raise BBQMISError("--resume needs --checkpoint FILE")
+    if args.checkpoint is not None and args.checkpoint.exists() and not args.checkpoint.is_file():
+        raise BBQMISError(f"--checkpoint {args.checkpoint}: not a regular file (--resume reads it back)")
+    outputs = {"--json": args.json, "--checkpoint": args.checkpoint, "--plot": args.plot}
+    check_distinct(outputs)
+    for option, path in outputs.items():
+        if path is not None:
+            check_writable(path, option)
+    started = time.monotonic()  # the time limit counts from here: reading is part of the run
+    graph = nx.Graph()  # on an MPI worker rank; rank 0 reads the graph
+    if root:
+        graph = read_graph(
+            args.graph,
+            format=args.format,
+            allow_empty=args.allow_empty,
+            allow_isolated=args.allow_isolated,
+        )
+    sampler = get_sampler(args.sampler, **_sampler_options(args))
+    if root and isinstance(sampler, QAOASampler):
+        _connect(sampler, args.backend, stop, _seconds_left(args.time_limit, started))
+    return graph, sampler, started
+
+
+def _color(
+    args: argparse.Namespace,
+    graph: nx.Graph,
+    sampler: Any,
+    started: float,
+    history: list[tuple[float, int | None, int | None]],
+) -> ColoringResult | None:
+    """Run :func:`color_graph` with the options and a progress line; None on an MPI worker rank.
+
+    ``history`` receives (seconds, incumbent colours, bound) of every progress report that has them.
+    """
+    with make_executor(args.executor, args.workers, finish_tasks=False) as executor:
+        if executor is None:  # an MPI worker rank: it served tasks until rank 0 finished
+            return None
+
+        def report(snapshot: dict[str, Any]) -> None:
+            progress(progress_view(snapshot))
+            if "incumbent" in snapshot:
+                history.append((snapshot["elapsed"], snapshot["incumbent"], snapshot["bound"]))
+
+        with ProgressLine(sys.stderr, label="bbqmis", enabled=not args.quiet) as progress:
+            return color_graph(
+                graph,
+                sampler,
+                executor,
+                time_limit=_seconds_left(args.time_limit, started),
+                node_limit=args.node_limit,
+                memory_limit=args.memory_limit,
+                exact_share=args.exact_share,
+                lp_share=args.lp_share,
+                method=args.method,
+                checkpoint=args.checkpoint,
+                resume=args.resume,
+                checkpoint_interval=args.checkpoint_interval,
+                strategy=args.strategy,
+                exhaustive=not args.heuristic,
+                seed=args.seed,
+                progress=report,
+            )
 
 
 def _seconds_left(time_limit: float | None, started: float) -> float | None:

@@ -1,7 +1,16 @@
 """The QAOA/MIS library: graph I/O, the MIS QUBO, closed-form p = 1 QAOA, classical references.
 
 This is the library layer of :mod:`bbqmis`; it imports only :mod:`backends` (to sample
-circuits), so ``cutting``, the colouring search and ``clustagg`` can all build on it.
+circuits), so the solver, the colouring search and ``clustagg`` can all build on it. An
+:class:`MISProblem` is a :class:`cutting.QAOAProblem` by its methods alone: ``cutting``
+imports nothing from here. One module per job:
+:mod:`~bbqmis.mis.problem` (:class:`MISProblem`: QUBO, Ising form, bitstrings),
+:mod:`~bbqmis.mis.adjacency` (edges at each vertex, triangles on each edge),
+:mod:`~bbqmis.mis.ising` (Ising problems given as objects or tuples),
+:mod:`~bbqmis.mis.closed_form` (the closed-form p = 1 energy, no qiskit),
+:mod:`~bbqmis.mis.qaoa` (circuit, angle training and sampling),
+:mod:`~bbqmis.mis.classical` (exact, greedy and annealing references),
+:mod:`~bbqmis.mis.graphio` (graph files) and :mod:`~bbqmis.mis.errors`.
 :mod:`bbqmis.mis.qaoa` imports qiskit and is loaded on first use.
 """
 

@@ -100,7 +100,8 @@ def check_beta_range(beta_range: Sequence[float]) -> tuple[float, float]:
     >>> check_beta_range((5.0, 1.0))
     Traceback (most recent call last):
     ...
-    backends.utils.errors.InvalidParameterError: beta_range must be (low, high) with 0 < low < high, got (5.0, 1.0)
+    backends.utils.errors.InvalidParameterError: beta_range must be (low, high) with 0 < low < high, \
+got (5.0, 1.0)
     """
     try:
         low, high = (float(beta) for beta in beta_range)

@@ -28,7 +28,7 @@ from __future__ import annotations
 import math
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from functools import cached_property
-from typing import TypeAlias
+from typing import TYPE_CHECKING, TypeAlias
 
 import networkx as nx
 import numpy as np
@@ -39,6 +39,9 @@ from backends.utils.errors import InvalidParameterError
 from backends.utils.validation import SeedLike, check_finite, check_random_state
 
 from .adjacency import Adjacency, adjacency
+
+if TYPE_CHECKING:
+    from qiskit.circuit import QuantumCircuit
 
 __all__ = ["MAX_COST", "MISProblem", "bits_from_strings", "check_graph"]
 
@@ -361,6 +364,32 @@ class MISProblem:
         [0, 1, 2]
         """
         return adjacency(self.edges, self.num_nodes)
+
+    def qaoa_circuit(self, *, measure: bool = True) -> QuantumCircuit:
+        """The p = 1 QAOA circuit, :func:`bbqmis.mis.qaoa.circuit` (qiskit is loaded on first call).
+
+        This method makes the problem a :class:`cutting.QAOAProblem`, which ``cutting`` cuts.
+
+        Parameters
+        ----------
+        measure : bool, default=True
+            Append ``measure_all`` (register ``meas``; clbit ``u`` holds qubit ``u``).
+
+        Returns
+        -------
+        QuantumCircuit
+            Qubit ``u`` is ``nodes[u]``; parameters ``gamma`` and ``beta`` (radians).
+
+        Examples
+        --------
+        >>> import networkx as nx
+        >>> qc = MISProblem(nx.path_graph(3)).qaoa_circuit(measure=False)
+        >>> qc.num_qubits, sorted(p.name for p in qc.parameters), qc.count_ops()["rzz"]
+        (3, ['beta', 'gamma'], 2)
+        """
+        from . import qaoa  # qiskit: loaded by processes that build circuits only
+
+        return qaoa.circuit(self, measure=measure)
 
     # -- bitstrings ----------------------------------------------------------------
     def _bits(self, bits: npt.ArrayLike) -> np.ndarray:

@@ -66,7 +66,8 @@ def test_serve_token_file_that_is_a_directory(tmp_path, capsys):
 
 def test_serve_host_that_does_not_resolve(tmp_path, capsys):
     port = free_port()
-    line = refused(serve_argv(tmp_path / "x.db", "--host", "999.1.1.1", port=port), capsys)
+    argv = serve_argv(tmp_path / "x.db", "--host", "999.1.1.1", "--insecure-open", port=port)
+    line = refused(argv, capsys)
     assert line.startswith(f"{PREFIX} serve: error: --host: cannot listen on 999.1.1.1:{port}: ")
     assert not (tmp_path / "x.db").exists()
 

@@ -45,20 +45,33 @@ def loopback_socket() -> socket.socket:
     return sock
 
 
+def make_tls(folder: Path, *hosts: str) -> Path:
+    """A throw-away CA and server certificate in ``folder`` (``examples/slurm/make_tls.sh``)."""
+    script = HERE.parents[2] / "examples" / "slurm" / "make_tls.sh"
+    subprocess.run(["bash", str(script), str(folder), *hosts], check=True, capture_output=True, timeout=60)
+    return folder
+
+
 def free_port() -> int:
     with contextlib.closing(loopback_socket()) as sock:
         return sock.getsockname()[1]
 
 
 @contextlib.contextmanager
-def serve(backend, db, *, tokens=None, sock=None, delay=0.0, docs=False, **options):
+def serve(backend, db, *, tokens=None, sock=None, delay=0.0, docs=False, tls=None, **options):
     """Run a vQPU server in a thread on loopback, configured as ``serve`` is; yield its service and URL.
 
+    ``tls`` is a folder made by ``examples/slurm/make_tls.sh`` (HTTPS, URL ``https://localhost:P``).
     ``options`` go to :class:`VQPUService` (``latency``, ``limits``, ``policy``, ``quotas``).
     """
     sock = sock or loopback_socket()
     service = VQPUService(backend, db, tokens=None if tokens is None else TokenBook(tokens), **options)
-    config = uvicorn_config(create_app(service, docs=docs), service.limits, log_level="warning")
+    https = (
+        {}
+        if tls is None
+        else {"ssl_certfile": str(tls / "server.pem"), "ssl_keyfile": str(tls / "server.key")}
+    )
+    config = uvicorn_config(create_app(service, docs=docs), service.limits, log_level="warning", **https)
     server = uvicorn.Server(config)
 
     def run():
@@ -67,7 +80,7 @@ def serve(backend, db, *, tokens=None, sock=None, delay=0.0, docs=False, **optio
 
     thread = threading.Thread(target=run, daemon=True)
     thread.start()
-    url = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    url = f"{'https://localhost' if tls else 'http://127.0.0.1'}:{sock.getsockname()[1]}"
     try:
         if not delay:
             deadline = time.monotonic() + 10
@@ -132,3 +145,38 @@ def wait_until_up(url, process, timeout, headers=None):
                 return
         time.sleep(0.1)
     raise AssertionError(f"server at {url} not up within {timeout} s")
+
+
+def expiry_probes(socket: str, ttl: int, count: int = 100) -> list[str]:
+    """``count`` MUNGE credentials of time-to-live ``ttl``, made now: after the credential they watch."""
+    from backends.vqpu import munge
+
+    return [munge.encode(b"expiry probe", socket=socket, ttl=ttl) for _ in range(count)]
+
+
+def wait_until_expired(probes: list[str], socket: str, pace: float = 0.1) -> None:
+    """Decode ``probes`` one by one, ``pace`` seconds apart, until munged calls one expired.
+
+    A credential made before the probes is then expired too: munged has decided so,
+    not a guess of how long its whole-second clock takes.
+    """
+    from backends.vqpu import munge
+
+    for probe in probes:
+        try:
+            munge.decode(probe, socket=socket)
+        except munge.MungeError as error:
+            if error.fault != "expired":
+                raise
+            return
+        time.sleep(pace)
+    raise AssertionError(f"none of {len(probes)} credentials expired within {len(probes) * pace:.0f} s")
+
+
+def blocked_in(thread: threading.Thread, function: str) -> bool:
+    """True if ``thread`` waits on a lock or event that ``function`` itself waits for."""
+    frame = sys._current_frames().get(thread.ident)
+    waits = 0
+    while frame is not None and frame.f_code.co_filename == threading.__file__:
+        frame, waits = frame.f_back, waits + 1
+    return waits > 0 and frame is not None and frame.f_code.co_name == function

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import threading
 import time
 import tracemalloc
 
@@ -14,9 +13,11 @@ import pytest
 from backends.utils.errors import InvalidParameterError
 from bbqmis.coloring import color_graph
 from bbqmis.coloring.limits import STOP, Clock, Limits, StopRequest
-from bbqmis.coloring.master import IndexedGraph
-from bbqmis.coloring.node_lp import MAX_GRAPH_NODES, NodeLP
-from bbqmis.coloring.pricing import PricingResult, lp_bound
+from bbqmis.coloring.lp.lp_bound import lp_bound
+from bbqmis.coloring.lp.master import IndexedGraph
+from bbqmis.coloring.lp.node_lp import MAX_GRAPH_NODES, NodeLP
+from bbqmis.coloring.lp.pricers import get_pricer
+from bbqmis.coloring.lp.pricing import PricingResult
 from bbqmis.coloring.result import verify_coloring
 from bbqmis.solver import new_stats
 
@@ -124,18 +125,36 @@ def test_stop_request_ends_the_lp_phase_at_once() -> None:
     assert result.stats["exact"]["calls"] == 0
 
 
-def test_stop_request_during_the_root_lp_ends_the_run_promptly() -> None:
+class _StopsTheRun:
+    """A pricer that prices as ``pricer`` does, then requests a stop as the signal handler would."""
+
+    certifies = False
+
+    def __init__(self, pricer) -> None:
+        self.pricer, self.name, self.stopped_at, self.calls = pricer, pricer.name, None, 0
+
+    def price(self, graph, duals, seed=None, *, time_limit=None) -> PricingResult:
+        self.calls += 1
+        result = self.pricer.price(graph, duals, seed, time_limit=time_limit)
+        if self.stopped_at is None:
+            STOP.set("SIGTERM")
+            self.stopped_at = time.perf_counter()
+        return result
+
+
+def test_stop_request_during_the_root_lp_ends_the_run_promptly(monkeypatch) -> None:
     graph = nx.gnp_random_graph(70, 0.5, seed=1)
-    timer = threading.Timer(0.5, STOP.set, args=("SIGTERM",))  # as the signal handler does
+    # The request comes from inside the root LP, after its first pricing: no timer guesses when it runs.
+    stopper = _StopsTheRun(get_pricer("anneal"))
+    monkeypatch.setattr("bbqmis.coloring.phases.pricers_for", lambda sampler: (stopper,))
     STOP.clear()
-    start = time.perf_counter()
-    timer.start()
     try:
         result = color_graph(graph, sampler="exact", time_limit=600, exact_share=0, lp_share=1, seed=0)
     finally:
-        timer.cancel()
         STOP.clear()
-    assert time.perf_counter() - start < 3.0
+    assert stopper.stopped_at is not None, "the root LP never priced"
+    assert time.perf_counter() - stopper.stopped_at < 2.5
+    assert stopper.calls == 1  # the LP checks the request between pricings: it priced no more
     assert result.stopped == "interrupted"
 
 

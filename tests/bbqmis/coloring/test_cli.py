@@ -2,7 +2,9 @@ import argparse
 import itertools
 import json
 import os
+import re
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -138,6 +140,7 @@ def test_help_has_examples():
 
 @pytest.mark.slow
 @pytest.mark.mpi
+@pytest.mark.requires("mpiexec")
 def test_mpi_run_matches_the_serial_run(tmp_path):
     serial, parallel = tmp_path / "serial.json", tmp_path / "mpi.json"
     assert run_module(MYCIEL4, "--sampler", "exact", "--json", str(serial), "--quiet").returncode == 0
@@ -181,6 +184,7 @@ def test_an_mpi_library_that_does_not_load_is_one_line_and_exit_2(tmp_path):
 
 @pytest.mark.slow
 @pytest.mark.mpi
+@pytest.mark.requires("mpiexec")
 @pytest.mark.timeout(300)
 def test_mpi_run_with_a_bad_graph_says_so_once_and_exits_2(tmp_path):
     bad = tmp_path / "bad.col"
@@ -371,7 +375,7 @@ def test_an_internal_failure_exits_1_and_keeps_the_checkpoint(tmp_path, capsys, 
     assert run_with_checkpoint(checkpoint, "--node-limit", "2") == 0
     before = checkpoint.read_bytes()
     capsys.readouterr()
-    monkeypatch.setattr("bbqmis.coloring.component.run_tree", boom)  # deep in the pipeline
+    monkeypatch.setattr("bbqmis.coloring.phases.run_tree", boom)  # deep in the pipeline
     assert run_with_checkpoint(checkpoint, "--resume", "--json", str(out)) == 1
     err = capsys.readouterr().err
     assert "Traceback" in err and 'raise RuntimeError("boom")' in err
@@ -453,36 +457,74 @@ def alive(pid):
     return state not in ("Z", "X")
 
 
+def pool_workers(pid):
+    """Process ids of the pool workers that ``pid`` spawned (not its resource tracker)."""
+    workers = []
+    for child in descendants(pid):
+        try:
+            command = Path(f"/proc/{child}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if b"spawn_main" in command:
+            workers.append(child)
+    return workers
+
+
+def wait_for_line(log, process, wanted, seconds):
+    """The first line of file ``log`` that ``wanted`` accepts, within ``seconds``, while ``process`` runs."""
+    deadline = time.monotonic() + seconds
+    while True:
+        ended = process.poll() is not None  # looked at before the read: its last lines count
+        text = log.read_text()
+        found = next((line for line in text.splitlines() if wanted(line)), None)
+        if found is not None:
+            return found
+        assert not ended, f"the run ended (status {process.returncode}) first:\n{text}"
+        assert time.monotonic() < deadline, f"no such line in {seconds} s:\n{text}"
+        time.sleep(0.1)
+
+
+def explored(line):
+    """The nodes explored that a progress line of the tree search reports, or 0."""
+    found = re.match(r"bbqmis search \|.* \| nodes (\d+) \|", line)
+    return int(found[1]) if found else 0
+
+
 def start_long_run(tmp_path):
-    """myciel6 on two workers: its tree runs for the whole minute; returns once the tree search started."""
-    checkpoint, out = tmp_path / "run.ckpt", tmp_path / "result.json"
+    """myciel6 on two workers: its tree runs for the whole minute; returns once the workers expand nodes.
+
+    Returns the process, its arguments, checkpoint, JSON output and the file that takes its
+    stderr (a file, not a pipe: the test reads it as it grows, with a deadline).
+    """
+    checkpoint, out, log = tmp_path / "run.ckpt", tmp_path / "result.json", tmp_path / "stderr.txt"
     args = [MYCIEL6, "--sampler", "greedy", "--exact-share", "0", "--workers", "2", "--time-limit", "60"]
-    process = subprocess.Popen(
-        [sys.executable, "-m", "bbqmis", *args, "--checkpoint", str(checkpoint), "--json", str(out)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    lines = []
-    for line in process.stderr:  # a line per phase (stderr is not a terminal)
-        lines.append(line)
-        if "search" in line:
-            break
-    assert process.poll() is None, "".join(lines)
-    time.sleep(1.0)  # the workers are expanding nodes now
-    return process, args, checkpoint, out
+    with log.open("w") as stderr:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "bbqmis", *args, "--checkpoint", str(checkpoint), "--json", str(out)],
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            text=True,
+        )
+    # A progress line every 1.5 s (stderr is not a terminal); the nodes count only what workers expanded.
+    wait_for_line(log, process, lambda line: explored(line) >= 1, seconds=50)
+    deadline = time.monotonic() + 30
+    while len(pool_workers(process.pid)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert len(pool_workers(process.pid)) == 2 and process.poll() is None, log.read_text()
+    return process, args, checkpoint, out, log
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
 def test_a_signal_ends_the_run_with_its_result_checkpoint_and_workers(tmp_path, signum):
-    process, args, checkpoint, out = start_long_run(tmp_path)
+    process, args, checkpoint, out, log = start_long_run(tmp_path)
     workers = descendants(process.pid)
     assert len(workers) >= 2, workers
     sent = time.monotonic()
     process.send_signal(signum)
-    stdout, stderr = process.communicate(timeout=30)
+    stdout, _ = process.communicate(timeout=30)
     assert time.monotonic() - sent < 10
+    stderr = log.read_text()
     assert process.returncode == 0, stderr
     assert f"bbqmis: {signum.name} received: stopping with the best colouring so far" in stderr
     assert "Traceback" not in stderr and "(interrupted)" in stdout
@@ -507,14 +549,14 @@ def test_a_signal_ends_the_run_with_its_result_checkpoint_and_workers(tmp_path, 
 
 @pytest.mark.slow
 def test_a_second_signal_stops_at_once(tmp_path):
-    process, _, checkpoint, out = start_long_run(tmp_path)
+    process, _, checkpoint, out, log = start_long_run(tmp_path)
     workers = descendants(process.pid)
     process.send_signal(signal.SIGTERM)
-    for line in process.stderr:  # signals of one kind do not queue: wait for the first to be taken
-        if "received" in line:
-            break
+    # Signals of one kind do not queue: wait for the first to be taken.
+    wait_for_line(log, process, lambda line: "received" in line, seconds=30)
     process.send_signal(signal.SIGTERM)
-    _, stderr = process.communicate(timeout=30)
+    process.communicate(timeout=30)
+    stderr = log.read_text()
     assert process.returncode == 128 + signal.SIGTERM, stderr
     assert stderr.splitlines()[-1] == (
         "bbqmis: stopped at once by a second SIGTERM, without a result; "
@@ -587,27 +629,33 @@ def test_a_backend_that_does_not_answer_is_left_out_at_the_time_limit(tmp_path):
 @pytest.mark.timeout(60)
 def test_a_signal_while_waiting_for_the_backend_ends_with_the_greedy_colouring(tmp_path):
     out = tmp_path / "result.json"
-    process = subprocess.Popen(
-        [sys.executable, "-m", "bbqmis", MYCIEL3, "--backend", UNREACHABLE, "--json", str(out)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    deadline = time.monotonic() + 30
-    while not catches(process.pid, signal.SIGTERM) and time.monotonic() < deadline:
-        time.sleep(0.05)  # until the run handles SIGTERM: before, the signal would just kill it
-    assert process.poll() is None and catches(process.pid, signal.SIGTERM)
-    time.sleep(2.0)  # the run is waiting for the backend now (it retries for a minute)
-    assert process.poll() is None
-    sent = time.monotonic()
-    process.send_signal(signal.SIGTERM)
-    stdout, stderr = process.communicate(timeout=30)
+    # A backend that takes the connection and never answers: its accept shows the run waiting for it.
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        server.settimeout(40)
+        silent = f"vqpu:http://127.0.0.1:{server.getsockname()[1]}"
+        process = subprocess.Popen(
+            [sys.executable, "-m", "bbqmis", MYCIEL3, "--backend", silent, "--json", str(out)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            connection, _ = server.accept()
+        except TimeoutError:
+            process.kill()
+            pytest.fail(f"the run never asked the backend:\n{process.communicate()[1]}")
+        with connection:  # open and silent until the run ends
+            # The handler comes before the backend: the signal is the run's to handle, not a plain kill.
+            assert process.poll() is None and catches(process.pid, signal.SIGTERM)
+            sent = time.monotonic()
+            process.send_signal(signal.SIGTERM)
+            stdout, stderr = process.communicate(timeout=30)
     assert time.monotonic() - sent < 10
     assert process.returncode == 0, stderr  # a first signal: the best result so far, as in the search
     lines = [line for line in stderr.splitlines() if line]
     handler = "bbqmis: SIGTERM received: stopping with the best colouring so far (again: stop at once)"
     assert lines[0] == handler, stderr
-    assert f"bbqmis: the backend {UNREACHABLE} did not answer before SIGTERM; colouring without it" in lines
+    assert f"bbqmis: the backend {silent} did not answer before SIGTERM; colouring without it" in lines
     assert_coloured_without_the_backend(out, stdout, stopped="interrupted")
 
 

@@ -3,7 +3,6 @@
 import json
 import os
 import stat
-from pathlib import Path
 
 import pytest
 
@@ -12,8 +11,6 @@ from bbqmis.coloring.cli import main
 
 MYCIEL3 = "data/graphs/myciel3.col"
 EXACT = [MYCIEL3, "--sampler", "exact", "--quiet"]
-
-needs_proc = pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux /proc")
 
 
 @pytest.fixture
@@ -26,7 +23,7 @@ def no_search(monkeypatch):
     monkeypatch.setattr(cli, "color_graph", search)
 
 
-@needs_proc
+@pytest.mark.usefixtures("linux_proc")
 @pytest.mark.parametrize("option", ["--json", "--plot", "--checkpoint"])
 def test_an_output_on_proc_is_refused_before_the_search_even_as_root(option, no_search, capsys):
     path = f"/proc/bbqmis-out.{option.lstrip('-')}"
@@ -57,7 +54,7 @@ def test_a_checkpoint_that_is_not_a_regular_file_is_refused(tmp_path, no_search,
     assert stat.S_ISFIFO(pipe.stat().st_mode)
 
 
-@pytest.mark.skipif(os.geteuid() != 0, reason="mknod needs root")
+@pytest.mark.usefixtures("as_root")
 def test_json_to_a_device_writes_through_and_keeps_the_device(tmp_path, capsys):
     null = tmp_path / "null"
     os.mknod(null, 0o666 | stat.S_IFCHR, os.makedev(1, 3))

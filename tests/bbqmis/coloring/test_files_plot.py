@@ -21,7 +21,7 @@ def test_the_png_gets_the_mode_the_umask_leaves(tmp_path):
     assert stat.S_IMODE((tmp_path / "run.png").stat().st_mode) == 0o644
 
 
-@pytest.mark.skipif(os.geteuid() != 0, reason="mknod needs root")
+@pytest.mark.usefixtures("as_root")
 def test_a_png_to_a_device_keeps_the_device(tmp_path):
     graph = nx.cycle_graph(5)
     null = tmp_path / "null.png"

@@ -140,8 +140,8 @@ def test_expectation_refuses_non_finite_angles(gamma, beta, expected):
     [
         ((math.nan, 0.2), "gamma must be a finite number, got nan"),
         ((0.1, -math.inf), "beta must be a finite number, got -inf"),
-        ((0.1,), "angles must be QAOAAngles or a pair (gamma, beta), got (0.1,)"),
-        (0.1, "angles must be QAOAAngles or a pair (gamma, beta), got 0.1"),
+        ((0.1,), "angles must be a pair (gamma, beta) or have attributes gamma and beta, got (0.1,)"),
+        (0.1, "angles must be a pair (gamma, beta) or have attributes gamma and beta, got 0.1"),
     ],
 )
 def test_sample_refuses_bad_angles(angles, expected):

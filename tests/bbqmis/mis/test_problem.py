@@ -97,3 +97,14 @@ def test_repair_drops_the_most_conflicted_vertex_first():
     # Star: centre 0 conflicts with every leaf; dropping it keeps all four leaves.
     problem = MISProblem(nx.star_graph(4))
     assert problem.to_nodes(problem.repair(np.ones(5), seed=0)) == {1, 2, 3, 4}
+
+
+def test_qaoa_circuit_is_the_library_circuit_of_the_problem():
+    from bbqmis import qaoa
+
+    problem = MISProblem(nx.path_graph(4), weights=[1.0, 2.0, 1.0, 3.0], penalty=4.0)
+    angles = {"gamma": 0.4, "beta": 0.2}
+    for measure in (True, False):
+        ours = problem.qaoa_circuit(measure=measure).assign_parameters(angles)
+        assert ours == qaoa.circuit(problem, measure=measure).assign_parameters(angles)
+    assert problem.qaoa_circuit().count_ops()["measure"] == 4

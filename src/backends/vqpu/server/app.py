@@ -6,8 +6,9 @@ default) and stores every step in SQLite (:mod:`backends.vqpu.server.store`), so
 server finishes what it had accepted. This module maps the HTTP API onto
 :class:`~backends.vqpu.server.service.VQPUService`; a well-formed submission is answered ahead
 of FastAPI's routing by :mod:`backends.vqpu.server.fastpath` (the same answer, less time). The
-executor is :mod:`backends.vqpu.server.executor`, the tokens :mod:`backends.vqpu.server.tokens`, accounting and
-quotas :mod:`backends.vqpu.server.accounting` and the request limits :mod:`backends.vqpu.server.limits`.
+executor is :mod:`backends.vqpu.server.executor`, the tokens
+:mod:`backends.vqpu.server.tokens`, accounting and quotas :mod:`backends.vqpu.server.accounting`
+and the request limits :mod:`backends.vqpu.server.limits`.
 
 HTTP API (every call needs ``Authorization: Bearer <token>`` unless the server runs
 in open mode; errors are JSON ``{"error": code, "detail": message}``):
@@ -409,9 +410,9 @@ async def _send_error(send: Send, status: int, code: str, detail: str, *, close:
     await send({"type": "http.response.body", "body": content})
 
 
-def _error(status: int, code: str, detail: str) -> JSONResponse:
+def _error(status: int, code: str, detail: str, headers: dict[str, str] | None = None) -> JSONResponse:
     """The JSON answer ``{"error": code, "detail": detail}`` of every refusal."""
-    return JSONResponse({"error": code, "detail": detail}, status_code=status)
+    return JSONResponse({"error": code, "detail": detail}, status_code=status, headers=headers)
 
 
 def _add_error_handlers(app: FastAPI) -> None:
@@ -419,7 +420,7 @@ def _add_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(APIError)
     async def _api_error(request: Request, exc: APIError) -> JSONResponse:
-        return _error(exc.status, exc.code, exc.detail)
+        return _error(exc.status, exc.code, exc.detail, exc.headers)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:

@@ -2,55 +2,45 @@
 
 :class:`VQPUService` holds one server's state (backend, store, executor, limits and
 tokens); :func:`backends.vqpu.server.app.create_app` maps its methods onto HTTP routes.
-Refusals raise :class:`APIError`, which the application answers as
-``{"error": code, "detail": message}`` with the error's status.
+Refusals raise :class:`~backends.vqpu.server.errors.APIError`, which the application
+answers as ``{"error": code, "detail": message}`` with the error's status.
 
 A submission is checked in order of cost, each step only after the previous passed:
-the body's fields (types, and every integer within SQLite's signed 64 bits); its key
-(a key the job sent before is answered with its batch, whatever the quotas and
-limits are now, or refused when the circuits, shots or seed differ); the quotas;
-shots; the QPY header (circuits, qubits, clbits and instructions it declares, and the
-size of the counts they may give); then the deserialised circuits, nested ones
-included, in the memory-capped decoder process of :mod:`backends.vqpu.server.sandbox`:
-their sizes, that each measures, and a bound of their counts' size
-(:func:`~backends.vqpu.server.limits.result_bytes_bound`). Only then is the batch stored
-and queued.
+the body's fields (:class:`~backends.vqpu.server.admission.BatchIn`); its key (a key
+the job sent before is answered with its batch, whatever the quotas and limits are
+now, or refused when the circuits, shots or seed differ); the quotas; then the limits,
+the sandboxed decoding included (:class:`~backends.vqpu.server.admission.Admission`).
+Only then is the batch stored and queued. Who is asking is
+:func:`backends.vqpu.server.callers.caller_of`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import threading
 import time
 from collections import Counter, defaultdict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, field_validator
-
 from backends.base import QuantumBackend
 from backends.utils.errors import InvalidParameterError
+from backends.vqpu.server import callers
 from backends.vqpu.server.accounting import Ledger, Quotas
+from backends.vqpu.server.admission import Admission, BatchIn
+from backends.vqpu.server.errors import APIError
 from backends.vqpu.server.executor import BatchExecutor
 from backends.vqpu.server.gate import IdleGate
-from backends.vqpu.server.limits import (
-    MAX_PENDING_DECODES,
-    MAX_WAIT,
-    SQLITE_INT_MAX,
-    Limits,
-    backend_max_shots,
-    result_bytes_bound,
-)
+from backends.vqpu.server.limits import MAX_WAIT, SQLITE_INT_MAX, Limits, backend_max_shots
 from backends.vqpu.server.metrics import Snapshot, render
 from backends.vqpu.server.policies import Policy
 from backends.vqpu.server.report import summarize
-from backends.vqpu.server.sandbox import CircuitSummary, DecodeLimitError, DecodeWorker
+from backends.vqpu.server.sandbox import DecodeWorker
+from backends.vqpu.server.slurm_auth import SlurmAuth
 from backends.vqpu.server.store import Batch, KeyReusedError, QueueFullError, Store
-from backends.vqpu.server.tokens import Caller, TokenBook, TokensUnavailableError
-from backends.vqpu.wire import QPYHeader, b64decode_payload, read_qpy_header
+from backends.vqpu.server.tokens import Caller, TokenBook
 
 __all__ = ["APIError", "BatchIn", "VQPUService"]
 
@@ -58,78 +48,6 @@ __all__ = ["APIError", "BatchIn", "VQPUService"]
 #: (:mod:`backends.vqpu.server.gate`): long beside a request's 1 to 2 ms, short beside a QPU's batch.
 MAX_REQUESTS_FIRST = 0.005
 _FINISHED = ("done", "failed")
-
-#: Longest job name taken from the ``X-VQPU-Job`` header in open mode.
-MAX_JOB_NAME = 128
-
-
-def _utf8_header(value: str) -> str:
-    """A header value as UTF-8 text: Starlette decodes header bytes as latin-1, clients send UTF-8.
-
-    >>> _utf8_header("jÃ¶b"), _utf8_header("jöb"), _utf8_header("日本")
-    ('jöb', 'jöb', '日本')
-    """
-    try:
-        return value.encode("latin-1").decode("utf-8")
-    except UnicodeError:  # not UTF-8 (or not from latin-1): keep the text as it came
-        return value
-
-
-class APIError(Exception):
-    """An error answered to the client as ``{"error": code, "detail": detail}``.
-
-    Parameters
-    ----------
-    status : int
-        HTTP status of the answer.
-    code : str
-        Machine-readable reason, e.g. ``"queue_full"``.
-    detail : str
-        Human-readable message.
-
-    Examples
-    --------
-    >>> error = APIError(429, "queue_full", "queue is full")
-    >>> error.status, error.code, str(error)
-    (429, 'queue_full', 'queue is full')
-    """
-
-    def __init__(self, status: int, code: str, detail: str) -> None:
-        super().__init__(detail)
-        self.status, self.code, self.detail = status, code, detail
-
-
-class BatchIn(BaseModel):
-    """Body of ``POST /batches``.
-
-    Fields are strict: integers must be JSON integers (``true``, ``1.0`` and ``"1"``
-    are refused) within SQLite's signed 64-bit range, and unknown fields are refused.
-
-    Examples
-    --------
-    >>> import pydantic
-    >>> BatchIn(key="k1", circuits="UUlTS0lU", shots=100).seed is None
-    True
-    >>> try:
-    ...     BatchIn(key="k1", circuits="UUlTS0lU", shots=True)
-    ... except pydantic.ValidationError as error:
-    ...     print(error.errors()[0]["loc"], error.errors()[0]["type"])
-    ('shots',) int_type
-    """
-
-    model_config = ConfigDict(extra="forbid")
-
-    key: StrictStr = Field(min_length=1, max_length=128)
-    circuits: StrictStr
-    shots: StrictInt = Field(ge=1, le=SQLITE_INT_MAX)
-    seed: StrictInt | None = Field(default=None, ge=0, le=SQLITE_INT_MAX)
-
-    @field_validator("key")
-    @classmethod
-    def _utf8(cls, key: str) -> str:
-        """Refuse keys SQLite cannot store as UTF-8 text (lone surrogates)."""
-        key.encode("utf-8")
-        return key
 
 
 class VQPUService:
@@ -142,8 +60,14 @@ class VQPUService:
     db : str or Path
         SQLite accounting database; unfinished batches found in it are run first.
     tokens : TokenBook, optional
-        Per-job tokens; None means open mode (the job name comes from the
-        ``X-VQPU-Job`` header, and each job is billed as its own user).
+        Per-job tokens; None (and no ``slurm``) means open mode (the job name comes
+        from the ``X-VQPU-Job`` header, and each job is billed as its own user).
+    slurm : SlurmAuth, optional
+        Slurm-bound access (:mod:`backends.vqpu.server.slurm_auth`): only running jobs
+        holding the vQPU resource are served, each under its Slurm job id and user.
+    warnings : sequence of str
+        Warnings of the server's set-up (e.g. credentials sent in clear), reported on
+        ``/health``.
     latency : float
         Extra device seconds per circuit, emulating a real QPU on top of a simulator.
     limits : Limits, optional
@@ -195,6 +119,8 @@ class VQPUService:
         db: str | Path,
         *,
         tokens: TokenBook | None = None,
+        slurm: SlurmAuth | None = None,
+        warnings: Sequence[str] = (),
         latency: float = 0.0,
         limits: Limits | None = None,
         policy: Policy | None = None,
@@ -206,6 +132,8 @@ class VQPUService:
             )
         self.backend = backend
         self.tokens = tokens
+        self.slurm = slurm
+        self.warnings = list(warnings)
         self.latency = latency
         self.limits = limits or Limits()
         self.max_qubits = min(self.limits.max_qubits or backend.num_qubits, backend.num_qubits)
@@ -216,7 +144,9 @@ class VQPUService:
             self.decoder = DecodeWorker(
                 memory_bytes=self.limits.max_decode_bytes, timeout=self.limits.max_decode_seconds
             )
-            self._decode_slots = threading.BoundedSemaphore(MAX_PENDING_DECODES)
+            self._admission = Admission(
+                self.limits, max_qubits=self.max_qubits, max_shots=self.max_shots, decoder=self.decoder
+            )
             self.started = time.time()
             self._loop: asyncio.AbstractEventLoop | None = None
             self._waiters: defaultdict[int, asyncio.Event] = defaultdict(asyncio.Event)
@@ -336,8 +266,9 @@ class VQPUService:
         >>> _ = (Path(folder.name) / "tokens").write_text("job-a tok-a ann\n")
         >>> book = TokenBook(Path(folder.name) / "tokens")
         >>> service = VQPUService(NullBackend(), Path(folder.name) / "vqpu.db", tokens=book)
-        >>> service.caller_of({"authorization": "Bearer tok-a"})
-        Caller(job='job-a', user='ann')
+        >>> caller = service.caller_of({"authorization": "Bearer tok-a"})
+        >>> caller.job, caller.user
+        ('job-a', 'ann')
         >>> try:
         ...     service.caller_of({"authorization": "Bearer guess"})
         ... except APIError as error:
@@ -345,110 +276,7 @@ class VQPUService:
         401 unauthorized unknown token
         >>> service.stop(); folder.cleanup()
         """
-        if self.tokens is None:
-            job = _utf8_header(headers.get("x-vqpu-job", "anonymous"))
-            if len(job) > MAX_JOB_NAME:
-                detail = f"X-VQPU-Job has {len(job)} characters, the limit is {MAX_JOB_NAME}"
-                raise APIError(400, "bad_request", detail)
-            return Caller(job, job)
-        scheme, _, token = headers.get("authorization", "").partition(" ")
-        if scheme.lower() != "bearer" or not token:
-            raise APIError(401, "unauthorized", "missing token: send 'Authorization: Bearer <token>'")
-        try:
-            caller = self.tokens.caller_of(_utf8_header(token.strip()))
-        except TokensUnavailableError:
-            detail = "the server's token file is unusable; every token is refused until it is fixed"
-            raise APIError(503, "tokens_unavailable", detail) from None
-        if caller is None:
-            raise APIError(401, "unauthorized", "unknown token")
-        return caller
-
-    def _check(self, body: BatchIn) -> CircuitSummary:
-        """Check a batch against the limits, cheapest check first; return the summary of its circuits.
-
-        Raises
-        ------
-        APIError
-            400 for undecodable circuits or a circuit without measurements, 422 when
-            a limit is exceeded (shots, or the circuits, qubits, clbits and
-            instructions declared in the QPY header or found in the deserialised
-            circuits, the size their counts may reach, or the decoder's memory and
-            time), 503 when too many submissions are being decoded already.
-        """
-        if body.shots > self.max_shots:
-            detail = f"shots={body.shots} exceeds the limit of {self.max_shots}"
-            raise APIError(422, "too_many_shots", detail)
-        try:
-            data = b64decode_payload(body.circuits)
-            header = read_qpy_header(data)
-        except ValueError as exc:
-            raise APIError(400, "bad_circuits", str(exc)) from None
-        self._check_sizes(header)
-        self._check_result_size(header, body.shots)  # the first circuit's clbits: a lower bound
-        if not self._decode_slots.acquire(blocking=False):
-            detail = f"{MAX_PENDING_DECODES} submissions are being checked already; retry later"
-            raise APIError(503, "busy", detail)
-        try:
-            summary = self.decoder.summarize(data)
-        except ValueError as exc:
-            raise APIError(400, "bad_circuits", str(exc)) from None
-        except DecodeLimitError as exc:
-            raise APIError(422, "circuits_too_large", str(exc)) from None
-        except RuntimeError as exc:
-            raise APIError(503, "decoder_unavailable", str(exc)) from None
-        finally:
-            self._decode_slots.release()
-        self._check_sizes(summary)
-        if summary.nested_qubits > self.max_qubits:
-            detail = f"a nested circuit needs {summary.nested_qubits} qubits, the limit is {self.max_qubits}"
-            raise APIError(422, "too_many_qubits", detail)
-        if summary.unmeasured is not None:
-            detail = (
-                f"circuits[{summary.unmeasured}] has no measurements; "
-                "add measure() or measure_all() so that counts can be returned"
-            )
-            raise APIError(400, "no_measurements", detail)
-        self._check_result_size(summary, body.shots)
-        return summary
-
-    def _check_result_size(self, sizes: QPYHeader | CircuitSummary, shots: int) -> None:
-        """Refuse a batch whose counts could exceed ``max_result_bytes`` (``sizes.clbits`` the widest).
-
-        Raises
-        ------
-        APIError
-            422 ``result_too_large`` naming the circuits, clbits, shots and both sizes.
-        """
-        bound = result_bytes_bound(sizes.circuits, sizes.clbits, shots)
-        if bound > self.limits.max_result_bytes:
-            detail = (
-                f"the counts of {sizes.circuits} circuits of {sizes.clbits} clbits at shots={shots} "
-                f"may take {bound} bytes, the limit is {self.limits.max_result_bytes}; "
-                "send fewer circuits or shots, or measure fewer clbits"
-            )
-            raise APIError(422, "result_too_large", detail)
-
-    def _check_sizes(self, sizes: QPYHeader | CircuitSummary) -> None:
-        """Check the circuits, qubits, clbits and instructions of a header or a summary.
-
-        Raises
-        ------
-        APIError
-            422 naming the first limit exceeded.
-        """
-        for count, limit, code, detail in (
-            (sizes.circuits, self.limits.max_circuits, "too_many_circuits", "batch has {} circuits"),
-            (sizes.qubits, self.max_qubits, "too_many_qubits", "a circuit needs {} qubits"),
-            (sizes.clbits, self.limits.max_clbits, "too_many_clbits", "a circuit has {} clbits"),
-            (
-                sizes.instructions,
-                self.limits.max_instructions,
-                "too_many_instructions",
-                "a circuit has {} instructions",
-            ),
-        ):
-            if count > limit:
-                raise APIError(422, code, f"{detail.format(count)}, the limit is {limit}")
+        return callers.caller_of(headers, self.tokens, self.slurm)
 
     def submit(self, caller: Caller, body: BatchIn) -> tuple[dict[str, Any], bool]:
         """Check a batch against quotas and limits and store it; return its view and whether it is new.
@@ -503,7 +331,7 @@ class VQPUService:
             if (refusal := self.quotas.refusal(caller, self.ledger)) is not None:
                 self.quota_refusals += 1
                 raise APIError(403, "quota_exceeded", refusal)
-            summary = self._check(body)
+            summary = self._admission.check(body)
             batch, created = self.store.accept(
                 job=job,
                 user=caller.user,
@@ -618,6 +446,8 @@ class VQPUService:
             "policy": self.policy.name,
             "max_wait": self.policy.max_wait,
             "quotas": asdict(self.quotas),
+            "auth": "slurm" if self.slurm else "token" if self.tokens else "open",
+            "warnings": self.warnings,
         }
 
     def metrics(self) -> bytes:

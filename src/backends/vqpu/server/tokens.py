@@ -6,8 +6,8 @@ token per Slurm job), its secret token and, optionally, the user billed for it
 It fails closed: while it is deleted, unreadable or invalid, no token is valid (the
 server answers 503), and once it is fixed its tokens are valid again.
 
->>> parse_tokens("job-a secret-a alice")
-{'secret-a': Caller(job='job-a', user='alice')}
+>>> parse_tokens("job-a secret-a alice")["secret-a"][:2]
+('job-a', 'alice')
 >>> parse_tokens("job-a secret-a alice extra", "tokens.txt")
 Traceback (most recent call last):
 ...
@@ -31,15 +31,26 @@ log = logging.getLogger("backends.vqpu")
 class Caller(NamedTuple):
     """Who sent a request: the job (one token per Slurm job) and the user billed for it.
 
+    Attributes
+    ----------
+    job, user : str
+        The job (a token's name, or a Slurm job id) and the user billed.
+    account : str
+        The Slurm account of a Slurm-bound caller (empty for token and open mode).
+    shares : int
+        The count of vQPU resource the job holds (``vqpu:N``); 1 without Slurm.
+
     Examples
     --------
     >>> caller = Caller("job-7", "alice")
-    >>> caller.job, caller.user
-    ('job-7', 'alice')
+    >>> caller.job, caller.user, caller.account, caller.shares
+    ('job-7', 'alice', '', 1)
     """
 
     job: str
     user: str
+    account: str = ""
+    shares: int = 1
 
 
 def parse_tokens(text: str, source: str | Path = "<tokens>") -> dict[str, Caller]:
@@ -65,8 +76,9 @@ def parse_tokens(text: str, source: str | Path = "<tokens>") -> dict[str, Caller
 
     Examples
     --------
-    >>> parse_tokens("# name token user\njob-a tok-a alice\n\njob-b tok-b")
-    {'tok-a': Caller(job='job-a', user='alice'), 'tok-b': Caller(job='job-b', user='job-b')}
+    >>> callers = parse_tokens("# name token user\njob-a tok-a alice\n\njob-b tok-b")
+    >>> {token: (caller.job, caller.user) for token, caller in callers.items()}
+    {'tok-a': ('job-a', 'alice'), 'tok-b': ('job-b', 'job-b')}
     >>> parse_tokens("job-a tok-a\njob-a tok-b", "tokens.txt")
     Traceback (most recent call last):
     ...
@@ -132,7 +144,7 @@ class TokenBook:
     >>> _ = path.write_text("job-a tok-a alice\n")
     >>> book = TokenBook(path)
     >>> book.caller_of("tok-a"), book.caller_of("guess")
-    (Caller(job='job-a', user='alice'), None)
+    (Caller(job='job-a', user='alice', account='', shares=1), None)
     >>> folder.cleanup()
     """
 
@@ -183,7 +195,7 @@ class TokenBook:
         >>> with path.open("a") as file:  # a new job's token, appended while the server runs
         ...     _ = file.write("job-b tok-b bob\n")
         >>> book.caller_of("tok-b")
-        Caller(job='job-b', user='bob')
+        Caller(job='job-b', user='bob', account='', shares=1)
         >>> path.unlink()
         >>> try:  # fails closed while the file is missing
         ...     book.caller_of("tok-a")

@@ -153,90 +153,124 @@ def _check_structure(data: bytes | str, source: str) -> None:
     would give it (both run expat).
     """
     parser = expat.ParserCreate(namespace_separator=" ")
-    # (local name, or None outside GraphML, and attributes) of every open element.
-    stack: list[tuple[str | None, dict[str, Any]]] = []
-    graphs = 0
-    nodes: set[str] = set()
-    # Edges with an end not yet declared: nodes may follow the edges that use them.
-    pending: list[tuple[int, str, str]] = []
-
-    def declaration(*args: object) -> None:
-        raise format_error(source, parser.CurrentLineNumber, _DECLARATION)
-
-    def on_start(name: str, attrs: dict[str, Any]) -> None:
-        nonlocal graphs
-        namespace, _, local = name.rpartition(" ")
-        ours = namespace in ("", _GRAPHML_NS) and (
-            local == "graphml" if not stack else stack[0][0] == "graphml"
-        )
-        stack.append((local if ours else None, attrs))
-        if not ours or len(stack) == 1:
-            return
-        line = parser.CurrentLineNumber
-        parent = stack[-2][0]
-        if local == "graph":
-            if parent != "graphml":
-                where = _where(parent, stack[-2][1]) if parent is not None else "a non-GraphML element"
-                raise format_error(
-                    source,
-                    line,
-                    f"expected a single flat <graph> (nested graphs are not read), found a <graph> "
-                    f"nested inside {where}",
-                )
-            graphs += 1
-            if graphs > 1:
-                found = f"<graph id={show_value(attrs['id'])}>" if "id" in attrs else "<graph>"
-                raise format_error(
-                    source,
-                    line,
-                    f"expected one <graph> element (only one graph per file is read), found a second {found}",
-                )
-        elif parent != "graph":  # nodes and edges of the one graph; nested graphs stop above
-            return
-        elif local == "node":
-            if "id" not in attrs:
-                raise format_error(
-                    source, line, "expected every <node> to have an id, found a <node> without one"
-                )
-            if attrs["id"] in nodes:
-                raise format_error(
-                    source,
-                    line,
-                    f"expected every <node> id to be unique, found node {show_value(attrs['id'])} again",
-                )
-            nodes.add(attrs["id"])
-        elif local == "edge":
-            tail, head = attrs.get("source"), attrs.get("target")
-            if tail is None or head is None:
-                raise format_error(
-                    source,
-                    line,
-                    f"expected every <edge> to have a source and a target, found {_where(local, attrs)} "
-                    f"without a {'source' if tail is None else 'target'}",
-                )
-            if tail not in nodes or head not in nodes:
-                pending.append((line, tail, head))
-
-    def on_end(name: str) -> None:
-        stack.pop()
-
-    parser.StartDoctypeDeclHandler = declaration
-    parser.EntityDeclHandler = declaration
-    parser.StartElementHandler = on_start
-    parser.EndElementHandler = on_end
+    structure = _Structure(parser, source)
+    parser.StartDoctypeDeclHandler = structure.declaration
+    parser.EntityDeclHandler = structure.declaration
+    parser.StartElementHandler = structure.on_start
+    parser.EndElementHandler = structure.on_end
     try:
         parser.Parse(data, True)
     except expat.ExpatError as exc:
         raise format_error(source, exc.lineno, f"expected well-formed GraphML XML, found {exc}") from None
-    for line, tail, head in pending:
-        for which, label in (("source", tail), ("target", head)):
-            if label not in nodes:
-                raise format_error(
-                    source,
-                    line,
-                    f"expected the {which} of edge {show_value(tail)} -> {show_value(head)} to be "
-                    f"the id of a <node>, found {show_value(label)}, which has no <node> element",
-                )
+    structure.check_edge_ends()
+
+
+class _Structure:
+    """The expat handlers of :func:`_check_structure` and what they have seen so far.
+
+    Parameters
+    ----------
+    parser : xml.parsers.expat.XMLParserType
+        The parser calling the handlers; its line is the one of a refused element.
+    source : str
+        Name of the input in messages.
+    """
+
+    def __init__(self, parser: Any, source: str) -> None:
+        self.parser = parser
+        self.source = source
+        # (local name, or None outside GraphML, and attributes) of every open element.
+        self.stack: list[tuple[str | None, dict[str, Any]]] = []
+        self.graphs = 0
+        self.nodes: set[str] = set()
+        # Edges with an end not yet declared: nodes may follow the edges that use them.
+        self.pending: list[tuple[int, str, str]] = []
+
+    def declaration(self, *args: object) -> None:
+        """Refuse a document type or entity declaration."""
+        raise format_error(self.source, self.parser.CurrentLineNumber, _DECLARATION)
+
+    def on_start(self, name: str, attrs: dict[str, Any]) -> None:
+        """Check a GraphML ``<graph>``, ``<node>`` or ``<edge>`` of the one graph as it opens."""
+        namespace, _, local = name.rpartition(" ")
+        ours = namespace in ("", _GRAPHML_NS) and (
+            local == "graphml" if not self.stack else self.stack[0][0] == "graphml"
+        )
+        self.stack.append((local if ours else None, attrs))
+        if not ours or len(self.stack) == 1:
+            return
+        line = self.parser.CurrentLineNumber
+        parent = self.stack[-2][0]
+        if local == "graph":
+            self._graph(parent, attrs, line)
+        elif parent != "graph":  # nodes and edges of the one graph; nested graphs stop above
+            return
+        elif local == "node":
+            self._node(attrs, line)
+        elif local == "edge":
+            self._edge(attrs, line)
+
+    def on_end(self, name: str) -> None:
+        """Close the innermost open element."""
+        self.stack.pop()
+
+    def _graph(self, parent: str | None, attrs: dict[str, Any], line: int) -> None:
+        """Refuse a ``<graph>`` nested in another element, or a second one."""
+        if parent != "graphml":
+            where = _where(parent, self.stack[-2][1]) if parent is not None else "a non-GraphML element"
+            raise format_error(
+                self.source,
+                line,
+                f"expected a single flat <graph> (nested graphs are not read), found a <graph> "
+                f"nested inside {where}",
+            )
+        self.graphs += 1
+        if self.graphs > 1:
+            found = f"<graph id={show_value(attrs['id'])}>" if "id" in attrs else "<graph>"
+            raise format_error(
+                self.source,
+                line,
+                f"expected one <graph> element (only one graph per file is read), found a second {found}",
+            )
+
+    def _node(self, attrs: dict[str, Any], line: int) -> None:
+        """Record a ``<node>``'s id; refuse a node without one or with the id of an earlier node."""
+        if "id" not in attrs:
+            raise format_error(
+                self.source, line, "expected every <node> to have an id, found a <node> without one"
+            )
+        if attrs["id"] in self.nodes:
+            raise format_error(
+                self.source,
+                line,
+                f"expected every <node> id to be unique, found node {show_value(attrs['id'])} again",
+            )
+        self.nodes.add(attrs["id"])
+
+    def _edge(self, attrs: dict[str, Any], line: int) -> None:
+        """Refuse an ``<edge>`` without a source or target; keep one with an end not declared yet."""
+        tail, head = attrs.get("source"), attrs.get("target")
+        if tail is None or head is None:
+            raise format_error(
+                self.source,
+                line,
+                f"expected every <edge> to have a source and a target, found {_where('edge', attrs)} "
+                f"without a {'source' if tail is None else 'target'}",
+            )
+        if tail not in self.nodes or head not in self.nodes:
+            self.pending.append((line, tail, head))
+
+    def check_edge_ends(self) -> None:
+        """Once the document is read: refuse the first edge with an end that no ``<node>`` declares."""
+        for line, tail, head in self.pending:
+            for which, label in (("source", tail), ("target", head)):
+                if label not in self.nodes:
+                    raise format_error(
+                        self.source,
+                        line,
+                        f"expected the {which} of edge {show_value(tail)} -> {show_value(head)} to be "
+                        f"the id of a <node>, found {show_value(label)}, which has no <node> element",
+                    )
 
 
 def read_graphml_file(path: Path, source: str, *, allow_empty: bool = False) -> nx.Graph:

@@ -118,14 +118,31 @@ def parse_nodelink(text: str, *, source: str = "<string>", allow_empty: bool = F
         ...
     bbqmis.mis.errors.GraphFormatError: g.json: expected unique node ids, found 'a' at 'nodes'[0] and ...
     """
+    data = _load_json(text, source)
+    nodes, links, key = _node_and_edge_lists(data, source)
+    if len(nodes) > MAX_VERTICES:
+        check_vertex_count(len(nodes), source, None, "entries in 'nodes'")
+    check_not_empty(len(nodes), source, None, "'nodes': []", allow_empty=allow_empty)
+    labels = _node_labels(nodes, source)
+    edges = _edges(links, key, labels, source)
+    order = list(labels)
+    return relabel(order, edges, source, sort=all_ints(order))
+
+
+def _load_json(text: str, source: str) -> Any:
+    """The JSON value of ``text``; invalid or too deeply nested JSON is a :class:`GraphFormatError`."""
     try:
-        data = json.loads(text)
+        return json.loads(text)
     except json.JSONDecodeError as exc:
         raise format_error(source, exc.lineno, f"expected valid JSON, found {exc.msg}") from None
     except RecursionError:
         raise format_error(source, None, "expected JSON nested at most a few hundred levels deep") from None
     except ValueError as exc:  # e.g. an integer of more than 4300 digits
         raise format_error(source, None, f"expected valid JSON, found {exc}") from None
+
+
+def _node_and_edge_lists(data: Any, source: str) -> tuple[list[Any], list[Any], str]:
+    """The ``"nodes"`` list, the edge list and its key (``"edges"``, else ``"links"``)."""
     if not isinstance(data, dict):
         raise format_error(source, None, f"expected a node-link JSON object, found {type(data).__name__}")
     key = "edges" if "edges" in data else "links" if "links" in data else None
@@ -140,10 +157,12 @@ def parse_nodelink(text: str, *, source: str = "<string>", allow_empty: bool = F
     for name, value in (("nodes", nodes), (key, links)):
         if not isinstance(value, list):
             raise format_error(source, None, f"expected {name!r} to be a list, found {_describe(value)}")
-    if len(nodes) > MAX_VERTICES:
-        check_vertex_count(len(nodes), source, None, "entries in 'nodes'")
-    check_not_empty(len(nodes), source, None, "'nodes': []", allow_empty=allow_empty)
-    labels: dict[Hashable, int] = {}  # id -> its index in "nodes"
+    return nodes, links, key
+
+
+def _node_labels(nodes: list[Any], source: str) -> dict[Hashable, int]:
+    """Each node's id as a label, mapped to its index in ``"nodes"``; ids must be valid and unique."""
+    labels: dict[Hashable, int] = {}
     for i, node in enumerate(nodes):
         if not isinstance(node, dict) or "id" not in node:
             raise format_error(
@@ -157,7 +176,14 @@ def parse_nodelink(text: str, *, source: str = "<string>", allow_empty: bool = F
                 None,
                 f"expected unique node ids, found {show_value(label)} at 'nodes'[{first}] and 'nodes'[{i}]",
             )
-    edges: dict[frozenset, dict[str, Any]] = {}
+    return labels
+
+
+def _edges(
+    links: list[Any], key: str, labels: dict[Hashable, int], source: str
+) -> dict[frozenset[Hashable], dict[str, Any]]:
+    """The edges of ``links`` (``key`` names the list in messages): their ends and attributes, merged."""
+    edges: dict[frozenset[Hashable], dict[str, Any]] = {}
     for i, link in enumerate(links):
         where = f"{key!r}[{i}]"
         if not isinstance(link, dict) or "source" not in link or "target" not in link:
@@ -166,32 +192,42 @@ def parse_nodelink(text: str, *, source: str = "<string>", allow_empty: bool = F
                 None,
                 f"expected {where} to be an object with 'source' and 'target', found {_describe(link)}",
             )
-        ends = [_id(link[end], f"{where}[{end!r}]", source) for end in ("source", "target")]
-        for end, label in zip(("source", "target"), ends, strict=True):
-            if label not in labels:
-                raise format_error(
-                    source,
-                    None,
-                    f"expected {where}[{end!r}] to be the id of a node, found {show_value(label)}",
-                )
-        if ends[0] == ends[1]:
+        ends = _edge_ends(link, where, labels, source)
+        edges[frozenset(ends)] = _edge_attributes(link, where, source)
+    return edges
+
+
+def _edge_ends(link: dict[str, Any], where: str, labels: dict[Hashable, int], source: str) -> list[Hashable]:
+    """The two ends of the edge ``link``: ids of two distinct nodes."""
+    ends = [_id(link[end], f"{where}[{end!r}]", source) for end in ("source", "target")]
+    for end, label in zip(("source", "target"), ends, strict=True):
+        if label not in labels:
             raise format_error(
                 source,
                 None,
-                f"expected two distinct vertices on every edge, found a self-loop on node "
-                f"{show_value(ends[0])} (a graph with a self-loop cannot be coloured)",
+                f"expected {where}[{end!r}] to be the id of a node, found {show_value(label)}",
             )
-        attrs: dict[str, Any] = {}
-        if "weight" in link:
-            weight = link["weight"]
-            if isinstance(weight, bool) or not isinstance(weight, int | float):
-                raise format_error(
-                    source, None, f"expected {where}['weight'] to be a number, found {_describe(weight)}"
-                )
-            attrs["weight"] = weight
-        edges[frozenset(ends)] = attrs
-    order = list(labels)
-    return relabel(order, edges, source, sort=all_ints(order))
+    if ends[0] == ends[1]:
+        raise format_error(
+            source,
+            None,
+            f"expected two distinct vertices on every edge, found a self-loop on node "
+            f"{show_value(ends[0])} (a graph with a self-loop cannot be coloured)",
+        )
+    return ends
+
+
+def _edge_attributes(link: dict[str, Any], where: str, source: str) -> dict[str, Any]:
+    """The attributes kept of the edge ``link``: its ``weight``, a number, if it has one."""
+    attrs: dict[str, Any] = {}
+    if "weight" in link:
+        weight = link["weight"]
+        if isinstance(weight, bool) or not isinstance(weight, int | float):
+            raise format_error(
+                source, None, f"expected {where}['weight'] to be a number, found {_describe(weight)}"
+            )
+        attrs["weight"] = weight
+    return attrs
 
 
 def _id(value: Any, where: str, source: str) -> Hashable:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import itertools
+import logging
 import threading
 import time
 import types
 
 import pytest
-from vqpu_helpers import ghz
+from vqpu_helpers import blocked_in, ghz
 
 from backends import InvalidParameterError
 from backends.vqpu.server.accounting import Ledger, Quotas, Usage
@@ -72,6 +73,19 @@ def run_until(executor, finished, count, timeout=30.0):
         assert time.monotonic() < deadline, f"only {finished} finished"
         time.sleep(0.01)
     executor.stop()
+
+
+def wait_for(condition, what, timeout=30.0):
+    """Wait until ``condition()`` is true; fail naming ``what`` after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"{what} within {timeout} s"
+        time.sleep(0.01)
+
+
+def wait_until_idle(executor):
+    """Wait until the executor's loop found no batch and sleeps until one is queued."""
+    wait_for(lambda: blocked_in(executor._thread, "_loop"), "the executor did not go idle")
 
 
 def test_batches_run_one_at_a_time_in_arrival_order(store):
@@ -157,7 +171,7 @@ def test_a_batch_queued_while_idle_starts_at_once(store):
     executor = BatchExecutor(Recorder(), store, on_finish=lambda batch_id: done.set())
     executor.start()
     try:
-        time.sleep(0.05)  # the loop found nothing and sleeps, without a timeout
+        wait_until_idle(executor)  # the loop found nothing and sleeps, without a timeout
         executor.enqueue(store.get(queue(store, 4)))
         assert done.wait(5), "the executor did not run the queued batch"
     finally:
@@ -167,27 +181,31 @@ def test_a_batch_queued_while_idle_starts_at_once(store):
 def test_stop_returns_while_the_executor_is_idle(store):
     executor = BatchExecutor(Recorder(), store)
     executor.start()
-    time.sleep(0.05)
+    wait_until_idle(executor)
     stopper = threading.Thread(target=executor.stop, daemon=True)
     stopper.start()
     stopper.join(5)
     assert not stopper.is_alive(), "stop() hangs while the executor waits for a batch"
 
 
-def test_a_finished_batch_queued_again_does_not_run_again(store):
+def test_a_finished_batch_queued_again_does_not_run_again(store, caplog):
     finished = []
     executor = BatchExecutor(Recorder(), store, on_finish=finished.append)
     batch_id = queue(store, 1)
     executor.start()  # finds the batch in the store and runs it
     try:
-        deadline = time.monotonic() + 10
-        while not finished and time.monotonic() < deadline:
-            time.sleep(0.01)
-        executor.enqueue(store.get(batch_id))  # a submission that raced with start()
-        time.sleep(0.2)
+        wait_for(lambda: finished, "the stored batch did not finish")
+        with caplog.at_level(logging.ERROR, logger="backends.vqpu"):
+            executor.enqueue(store.get(batch_id))  # a submission that raced with start()
+            later = queue(store, 2)
+            executor.enqueue(store.get(later))  # FIFO: taken after the finished batch
+            wait_for(lambda: len(finished) == 2, "the later batch did not finish")
     finally:
         executor.stop()
-    assert finished == [batch_id] and store.get(batch_id).runs == 1
+    # the executor has taken the finished batch again, refused it, and run the next one
+    assert f"batch {batch_id} is not queued in the store (done)" in caplog.messages
+    assert finished == [batch_id, later]
+    assert [b.runs for b in store.batches()] == [1, 1]
 
 
 def test_batches_queued_before_the_start_are_not_run_twice(store):
@@ -301,14 +319,13 @@ def test_no_batch_starts_before_wait_turn_returns(store):
     executor = BatchExecutor(backend, store, on_finish=finished.append, wait_turn=wait_turn)
     executor.start()
     try:
-        time.sleep(0.2)
+        wait_for(lambda: blocked_in(executor._thread, "wait_turn"), "the executor did not wait for its turn")
+        # held in its first turn: nothing ran before it
+        assert len(turns) == 1 and backend.calls == []
         assert [b.status for b in store.batches()] == ["queued", "queued"]
         released = time.time()
         hold.set()
-        deadline = time.monotonic() + 30.0
-        while len(finished) < 2:
-            assert time.monotonic() < deadline, f"only {finished} finished"
-            time.sleep(0.01)
+        wait_for(lambda: len(finished) == 2, f"only {finished} finished")
     finally:
         hold.set()
         executor.stop()

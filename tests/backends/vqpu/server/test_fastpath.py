@@ -21,8 +21,8 @@ from starlette.responses import JSONResponse
 from vqpu_helpers import ghz
 
 from backends.null import NullBackend
-from backends.vqpu.server.fastpath import FastSubmit
 from backends.vqpu.server.app import TokenBook, VQPUService, create_app
+from backends.vqpu.server.fastpath import FastSubmit
 from backends.vqpu.server.service import APIError, BatchIn
 from backends.vqpu.server.tokens import Caller
 from backends.vqpu.wire import encode_circuits

@@ -3,15 +3,20 @@
 Each test sends one kind of hostile request over loopback, checks the status code and
 the error, then that ``/health`` still answers quickly and a normal batch still runs.
 Tests that measure the server's memory run it as a subprocess (``spawn_server``).
+Tests through httpx run over plain HTTP and over HTTPS (the ``transport`` fixture);
+those that write raw bytes on a socket run over plain HTTP.
 """
 
 from __future__ import annotations
 
 import base64
 import contextlib
+import select
 import socket
+import ssl
 import threading
 import time
+from typing import NamedTuple
 
 import httpx
 import pytest
@@ -23,15 +28,38 @@ from qpy_hostile import (
     raw_request,
     rss_bytes,
 )
-from vqpu_helpers import ghz, loopback_socket, serve, spawn_server
+from vqpu_helpers import ghz, loopback_socket, make_tls, serve, spawn_server
 
-from backends.vqpu.server.limits import SQLITE_INT_MAX
 from backends.vqpu.server.app import Limits
+from backends.vqpu.server.limits import SQLITE_INT_MAX
 from backends.vqpu.server.store import read_batches
 from backends.vqpu.wire import encode_circuits
 
 PAYLOAD = encode_circuits([ghz(2)])
 TOKEN = {"Authorization": "Bearer secret-a"}
+
+
+class Transport(NamedTuple):
+    """How a test reaches its server: keywords of ``serve`` and of the ``httpx.Client``."""
+
+    serve: dict
+    client: dict
+
+
+@pytest.fixture(scope="module", params=["http", "https"])
+def transport(request, tmp_path_factory):
+    """Plain HTTP, or HTTPS with a throw-away CA the client trusts."""
+    if request.param == "http":
+        return Transport(serve={}, client={})
+    tls = make_tls(tmp_path_factory.mktemp("tls"))
+    return Transport(serve={"tls": tls}, client={"verify": ssl.create_default_context(cafile=tls / "ca.pem")})
+
+
+@pytest.fixture
+def http(transport):
+    """An httpx client for ``transport``, a new connection for every request as ``httpx.get`` makes."""
+    with httpx.Client(**transport.client, limits=httpx.Limits(max_keepalive_connections=0)) as client:
+        yield client
 
 
 @pytest.fixture
@@ -41,30 +69,30 @@ def tokens(tmp_path):
     return path
 
 
-def assert_healthy(url, headers=TOKEN, within=5.0):
-    """``/health`` answers 200 within ``within`` seconds."""
+def assert_healthy(url, headers=TOKEN, within=5.0, http=httpx):
+    """``/health`` answers 200 within ``within`` seconds (``http``: httpx or a client of it)."""
     tic = time.monotonic()
-    response = httpx.get(f"{url}/health", headers=headers, timeout=within)
+    response = http.get(f"{url}/health", headers=headers, timeout=within)
     assert response.status_code == 200 and response.json()["status"] == "ok"
     assert time.monotonic() - tic < within
 
 
-def assert_still_serving(url, headers=TOKEN):
+def assert_still_serving(url, headers=TOKEN, http=httpx):
     """Health answers, and a normal batch is accepted and runs."""
-    assert_healthy(url, headers)
+    assert_healthy(url, headers, http=http)
     key = f"after-{time.monotonic_ns()}"
     body = {"key": key, "circuits": PAYLOAD, "shots": 10}
-    accepted = httpx.post(f"{url}/batches", json=body, headers=headers, timeout=30)
+    accepted = http.post(f"{url}/batches", json=body, headers=headers, timeout=30)
     assert accepted.status_code == 202, accepted.text
-    done = httpx.get(
+    done = http.get(
         f"{url}/batches/{accepted.json()['id']}", params={"wait": 20}, headers=headers, timeout=30
     )
     assert done.json()["status"] == "done"
 
 
-def post(url, circuits, *, shots=10, key="k", headers=TOKEN, timeout=30):
+def post(url, circuits, *, shots=10, key="k", headers=TOKEN, timeout=30, http=httpx):
     body = {"key": key, "circuits": base64.b64encode(circuits).decode(), "shots": shots}
-    return httpx.post(f"{url}/batches", json=body, headers=headers, timeout=timeout)
+    return http.post(f"{url}/batches", json=body, headers=headers, timeout=timeout)
 
 
 # -- 1. QPY headers declaring huge circuits ---------------------------------------------------------
@@ -96,14 +124,16 @@ def test_a_2_to_the_25_qubit_header_is_refused_before_deserialising(tmp_path, to
     ],
     ids=["circuits", "clbits", "instructions", "qubits"],
 )
-def test_every_declared_size_is_checked_from_the_header(physical, tmp_path, fields, code, detail):
-    with serve(physical, tmp_path / "db.sqlite") as (_, url):
+def test_every_declared_size_is_checked_from_the_header(
+    physical, tmp_path, transport, http, fields, code, detail
+):
+    with serve(physical, tmp_path / "db.sqlite", **transport.serve) as (_, url):
         tic = time.monotonic()
-        refused = post(url, patch_first_header(qpy_bytes([ghz(1)]), **fields), headers={})
+        refused = post(url, patch_first_header(qpy_bytes([ghz(1)]), **fields), headers={}, http=http)
         assert time.monotonic() - tic < 2
         assert (refused.status_code, refused.json()["error"]) == (422, code)
         assert detail in refused.json()["detail"]
-        assert_still_serving(url, headers={})
+        assert_still_serving(url, headers={}, http=http)
 
 
 @pytest.mark.slow
@@ -125,26 +155,26 @@ def test_a_huge_nested_definition_cannot_take_the_servers_memory(tmp_path):
         assert rss_bytes(process.pid) < 2**30
 
 
-def test_a_nested_definition_wider_than_the_device_is_refused(physical, tmp_path):
-    with serve(physical, tmp_path / "db.sqlite") as (_, url):
-        refused = post(url, nested_definition(40), headers={})
+def test_a_nested_definition_wider_than_the_device_is_refused(physical, tmp_path, transport, http):
+    with serve(physical, tmp_path / "db.sqlite", **transport.serve) as (_, url):
+        refused = post(url, nested_definition(40), headers={}, http=http)
         assert (refused.status_code, refused.json()) == (
             422,
             {"error": "too_many_qubits", "detail": "a nested circuit needs 40 qubits, the limit is 5"},
         )
-        assert_still_serving(url, headers={})
+        assert_still_serving(url, headers={}, http=http)
 
 
-def test_a_slow_decode_is_cut_off(physical, tmp_path):
+def test_a_slow_decode_is_cut_off(physical, tmp_path, transport, http):
     limits = Limits(max_decode_seconds=0.5, max_decode_bytes=4 * 2**30)
-    with serve(physical, tmp_path / "db.sqlite", limits=limits) as (service, url):
+    with serve(physical, tmp_path / "db.sqlite", **transport.serve, limits=limits) as (service, url):
         service.decoder.summarize(qpy_bytes([ghz(1)]))  # the worker is up: only decoding is timed
-        refused = post(url, nested_definition(2**24), headers={})
+        refused = post(url, nested_definition(2**24), headers={}, http=http)
         assert (refused.status_code, refused.json()) == (
             422,
             {"error": "circuits_too_large", "detail": "deserialising the circuits took longer than 0.5 s"},
         )
-        assert_still_serving(url, headers={})
+        assert_still_serving(url, headers={}, http=http)
 
 
 # -- 2. integers beyond SQLite, bools for integers ---------------------------------------------------
@@ -168,31 +198,33 @@ def test_a_slow_decode_is_cut_off(physical, tmp_path):
         ("extra", 1, "body.extra: Extra inputs are not permitted"),
     ],
 )
-def test_wrong_integers_and_types_are_refused_naming_the_field(physical, tmp_path, field, value, message):
-    with serve(physical, tmp_path / "db.sqlite") as (_, url):
+def test_wrong_integers_and_types_are_refused_naming_the_field(
+    physical, tmp_path, transport, http, field, value, message
+):
+    with serve(physical, tmp_path / "db.sqlite", **transport.serve) as (_, url):
         body = {"key": "k", "circuits": PAYLOAD, "shots": 10, field: value}
-        refused = httpx.post(f"{url}/batches", json=body)
+        refused = http.post(f"{url}/batches", json=body)
         assert (refused.status_code, refused.json()) == (400, {"error": "bad_request", "detail": message})
-        assert_still_serving(url, headers={})
+        assert_still_serving(url, headers={}, http=http)
     assert "k" not in [b.key for b in read_batches(tmp_path / "db.sqlite")]
 
 
-def test_the_largest_seed_is_stored(physical, tmp_path):
-    with serve(physical, tmp_path / "db.sqlite") as (_, url):
+def test_the_largest_seed_is_stored(physical, tmp_path, transport, http):
+    with serve(physical, tmp_path / "db.sqlite", **transport.serve) as (_, url):
         body = {"key": "k", "circuits": PAYLOAD, "shots": 10, "seed": SQLITE_INT_MAX}
-        assert httpx.post(f"{url}/batches", json=body).status_code == 202
+        assert http.post(f"{url}/batches", json=body).status_code == 202
     assert read_batches(tmp_path / "db.sqlite")[0].seed == SQLITE_INT_MAX
 
 
 @pytest.mark.parametrize("batch_id", [str(2**63), str(2**70), "0", "-1", str(-(2**70))])
-def test_batch_ids_out_of_range_are_not_found(physical, tmp_path, tokens, batch_id):
-    with serve(physical, tmp_path / "db.sqlite", tokens=tokens) as (_, url):
-        missing = httpx.get(f"{url}/batches/{batch_id}", headers=TOKEN, params={"wait": 1})
+def test_batch_ids_out_of_range_are_not_found(physical, tmp_path, transport, http, tokens, batch_id):
+    with serve(physical, tmp_path / "db.sqlite", **transport.serve, tokens=tokens) as (_, url):
+        missing = http.get(f"{url}/batches/{batch_id}", headers=TOKEN, params={"wait": 1})
         assert (missing.status_code, missing.json()) == (
             404,
             {"error": "not_found", "detail": f"no batch {batch_id} for job 'job-a'"},
         )
-        assert_still_serving(url)
+        assert_still_serving(url, http=http)
 
 
 @pytest.mark.parametrize(
@@ -203,38 +235,42 @@ def test_batch_ids_out_of_range_are_not_found(physical, tmp_path, tokens, batch_
         ("/batches/1", {"wait": "-1"}, "query.wait: Input should be greater than or equal to 0"),
     ],
 )
-def test_malformed_path_and_query_are_bad_requests(physical, tmp_path, path, params, message):
-    with serve(physical, tmp_path / "db.sqlite") as (_, url):
-        refused = httpx.get(f"{url}{path}", params=params)
+def test_malformed_path_and_query_are_bad_requests(
+    physical, tmp_path, transport, http, path, params, message
+):
+    with serve(physical, tmp_path / "db.sqlite", **transport.serve) as (_, url):
+        refused = http.get(f"{url}{path}", params=params)
         assert (refused.status_code, refused.json()["error"]) == (400, "bad_request")
         assert refused.json()["detail"].startswith(message)
 
 
 # -- 3. the token file fails closed ---------------------------------------------------------------
-def test_a_broken_or_deleted_token_file_revokes_every_token_until_fixed(physical, tmp_path, tokens):
-    with serve(physical, tmp_path / "db.sqlite", tokens=tokens) as (_, url):
-        assert_healthy(url)
+def test_a_broken_or_deleted_token_file_revokes_every_token_until_fixed(
+    physical, tmp_path, transport, http, tokens
+):
+    with serve(physical, tmp_path / "db.sqlite", **transport.serve, tokens=tokens) as (_, url):
+        assert_healthy(url, http=http)
         unavailable = (503, "tokens_unavailable")
         for breakage in (lambda: tokens.write_text("job-a secret-a\nhalf-line\n"), tokens.unlink):
             breakage()
             for path in ("/health", "/metrics", "/batches/1"):
-                refused = httpx.get(f"{url}{path}", headers=TOKEN)
+                refused = http.get(f"{url}{path}", headers=TOKEN)
                 assert (refused.status_code, refused.json()["error"]) == unavailable
-            refused = httpx.post(
+            refused = http.post(
                 f"{url}/batches", json={"key": "k", "circuits": PAYLOAD, "shots": 1}, headers=TOKEN
             )
             assert (refused.status_code, refused.json()["error"]) == unavailable
-            assert httpx.get(f"{url}/health").status_code == 401  # no token: still 401
+            assert http.get(f"{url}/health").status_code == 401  # no token: still 401
             tokens.write_text("job-a secret-a\n")
-            assert_still_serving(url)
+            assert_still_serving(url, http=http)
 
 
 # -- 4. API documentation -----------------------------------------------------------------------
 @pytest.mark.parametrize("path", ["/docs", "/redoc", "/openapi.json", "/docs/oauth2-redirect"])
-def test_docs_are_off_by_default(physical, tmp_path, tokens, path):
-    with serve(physical, tmp_path / "db.sqlite", tokens=tokens) as (_, url):
-        assert httpx.get(f"{url}{path}").status_code == 404
-        assert httpx.get(f"{url}{path}", headers=TOKEN).status_code == 404
+def test_docs_are_off_by_default(physical, tmp_path, transport, http, tokens, path):
+    with serve(physical, tmp_path / "db.sqlite", **transport.serve, tokens=tokens) as (_, url):
+        assert http.get(f"{url}{path}").status_code == 404
+        assert http.get(f"{url}{path}", headers=TOKEN).status_code == 404
 
 
 def test_docs_when_enabled_are_public(tmp_path, tokens):
@@ -261,12 +297,14 @@ def test_docs_when_enabled_are_public(tmp_path, tokens):
     ],
     ids=["text", "truncated", "list", "string", "null", "deep", "inf", "surrogate", "not-utf8"],
 )
-def test_bodies_that_are_not_a_batch_are_bad_requests(physical, tmp_path, content, status, code):
-    with serve(physical, tmp_path / "db.sqlite") as (_, url):
-        refused = httpx.post(f"{url}/batches", content=content, headers={"Content-Type": "application/json"})
+def test_bodies_that_are_not_a_batch_are_bad_requests(
+    physical, tmp_path, transport, http, content, status, code
+):
+    with serve(physical, tmp_path / "db.sqlite", **transport.serve) as (_, url):
+        refused = http.post(f"{url}/batches", content=content, headers={"Content-Type": "application/json"})
         assert refused.status_code == status
         assert code is None or refused.json()["error"] == code
-        assert_still_serving(url, headers={})
+        assert_still_serving(url, headers={}, http=http)
 
 
 @pytest.mark.parametrize(
@@ -282,28 +320,31 @@ def test_bad_content_lengths_are_refused(physical, tmp_path, length, status):
         assert_still_serving(url, headers={})
 
 
-def test_a_batch_with_too_many_circuits_is_refused(physical, tmp_path):
-    with serve(physical, tmp_path / "db.sqlite", limits=Limits(max_circuits=3)) as (_, url):
-        refused = post(url, qpy_bytes([ghz(1)] * 4), headers={})
+def test_a_batch_with_too_many_circuits_is_refused(physical, tmp_path, transport, http):
+    with serve(physical, tmp_path / "db.sqlite", **transport.serve, limits=Limits(max_circuits=3)) as (
+        _,
+        url,
+    ):
+        refused = post(url, qpy_bytes([ghz(1)] * 4), headers={}, http=http)
         assert (refused.status_code, refused.json()["detail"]) == (
             422,
             "batch has 4 circuits, the limit is 3",
         )
 
 
-def test_unicode_job_names_and_keys_are_stored(physical, tmp_path):
+def test_unicode_job_names_and_keys_are_stored(physical, tmp_path, transport, http):
     tokens = tmp_path / "tokens.txt"
     tokens.write_bytes("jöb-ä sécret-ä\njob-b secret-b\n".encode())
-    with serve(physical, tmp_path / "db.sqlite", tokens=tokens) as (_, url):
+    with serve(physical, tmp_path / "db.sqlite", **transport.serve, tokens=tokens) as (_, url):
         headers = {"Authorization": "Bearer sécret-ä".encode()}
         body = {"key": "ключ-🔑", "circuits": PAYLOAD, "shots": 5}
-        accepted = httpx.post(f"{url}/batches", json=body, headers=headers)
+        accepted = http.post(f"{url}/batches", json=body, headers=headers)
         assert accepted.status_code == 202 and accepted.json()["key"] == "ключ-🔑"
-    with serve(physical, tmp_path / "open.sqlite") as (_, url):
+    with serve(physical, tmp_path / "open.sqlite", **transport.serve) as (_, url):
         for job in ("jöb-ä".encode(), "日本".encode(), b"x" * 128):
-            accepted = httpx.post(f"{url}/batches", json=body, headers={"X-VQPU-Job": job})
+            accepted = http.post(f"{url}/batches", json=body, headers={"X-VQPU-Job": job})
             assert accepted.status_code == 202
-        too_long = httpx.post(f"{url}/batches", json=body, headers={"X-VQPU-Job": "x" * 129})
+        too_long = http.post(f"{url}/batches", json=body, headers={"X-VQPU-Job": "x" * 129})
         assert (too_long.status_code, too_long.json()["detail"]) == (
             400,
             "X-VQPU-Job has 129 characters, the limit is 128",
@@ -391,7 +432,8 @@ def test_a_client_that_never_reads_its_answers_is_cut_off(physical, tmp_path):
         sock.connect((host, int(port)))
         with contextlib.suppress(OSError):  # TimeoutError when the server stops reading, or its reset
             sock.sendall(HEALTH * requests)
-        time.sleep(3)  # not reading, well past the limit
+        # not reading: the server drops the connection, its FIN queued behind answers never read
+        assert wait_server_closed(sock, timeout=10)
         answers, tic = b"", time.monotonic()
         with contextlib.suppress(OSError):
             while chunk := sock.recv(65536):
@@ -410,7 +452,12 @@ def test_pipelined_and_kept_alive_requests_are_all_answered(physical, tmp_path):
         answers = b""
         while answers.count(b"HTTP/1.1 200 ") < 2:
             answers += sock.recv(65536)
-        time.sleep(1.5)  # idle longer than the head limit, shorter than the keep-alive timeout
+        # idle longer than the head limit, shorter than the keep-alive timeout: a connection
+        # opened after this one went idle is cut off by the head limit first
+        late = open_socket(url)
+        late.sendall(b"GET /health HTTP/1.1\r\n")  # and never the rest of the head
+        assert wait_hung_up(late, timeout=10)
+        late.close()
         sock.sendall(HEALTH)
         assert sock.recv(65536).startswith(b"HTTP/1.1 200 ")
         sock.close()
@@ -433,7 +480,7 @@ def test_many_concurrent_connections(physical, tmp_path):
         for thread in threads:
             thread.join(timeout=30)
         assert set(statuses) <= {200, 503} and len(statuses) == 60  # never 5xx errors, never hangs
-        time.sleep(1.5)  # idle connections are closed after max_read_seconds
+        assert all(wait_hung_up(sock, timeout=10) for sock in idle)  # closed after max_read_seconds
         assert_still_serving(url, headers={})
         for sock in idle:
             sock.close()
@@ -451,3 +498,40 @@ def open_socket(url) -> socket.socket:
     host, port = url.removeprefix("http://").split(":")
     sock = socket.create_connection((host, int(port)), timeout=10)
     return sock
+
+
+def wait_hung_up(sock, timeout) -> bool:
+    """Wait until the server ended the connection of ``sock`` (closed or reset), reading nothing.
+
+    Answers the server sent before stay unread; False if it did not end it within ``timeout`` seconds.
+    """
+    poll = select.poll()
+    poll.register(sock, select.POLLRDHUP)  # POLLHUP and POLLERR are always reported
+    deadline = time.monotonic() + timeout
+    while (left := deadline - time.monotonic()) > 0:
+        if poll.poll(left * 1000):
+            return True
+    return False
+
+
+def tcp_states(local: int, remote: int) -> list[str]:
+    """States (``/proc/net/tcp`` hex codes, ``01`` established) of loopback sockets local -> remote."""
+    with open("/proc/net/tcp") as table:
+        rows = [line.split() for line in table.readlines()[1:]]
+    ends = (f"0100007F:{local:04X}", f"0100007F:{remote:04X}")
+    return [row[3] for row in rows if (row[1], row[2]) == ends]
+
+
+def wait_server_closed(sock, timeout) -> bool:
+    """Wait until the server's end of the connection of ``sock`` is no longer established.
+
+    Unlike :func:`wait_hung_up`, this sees a close whose FIN waits behind unread answers.
+    """
+    client, server = sock.getsockname()[1], sock.getpeername()[1]
+    assert tcp_states(client, server) == ["01"], "the client's end is not in /proc/net/tcp"
+    deadline = time.monotonic() + timeout
+    while "01" in tcp_states(server, client):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True

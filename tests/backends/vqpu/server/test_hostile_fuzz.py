@@ -1,13 +1,16 @@
 """Property tests against one live vQPU server: random bodies and mutated QPY never get a 5xx.
 
-Every example is one POST; the answer must be an acceptance (200/202) or a JSON 4xx
-refusal, never a 5xx and never a hang, and ``/health`` must answer quickly after it.
-Examples are derandomised (same inputs on every run) and no example database is kept.
+Every example is one request, answered quickly and never with a 5xx, after which
+``/health`` must answer quickly. Bodies that are not a batch must get a JSON 4xx
+refusal; well-formed batches must be accepted; mutated QPY and arbitrary batch ids may
+get either. Examples are derandomised (same inputs on every run) and no example
+database is kept.
 """
 
 from __future__ import annotations
 
 import base64
+import io
 import json
 import math
 import time
@@ -17,7 +20,7 @@ import httpx
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from qiskit import QuantumCircuit
+from qiskit import QuantumCircuit, qpy
 from qiskit.circuit import Parameter
 from qpy_hostile import FIELDS, patch_first_header, qpy_bytes
 from vqpu_helpers import ghz, serve
@@ -39,13 +42,23 @@ def url(physical, tmp_path_factory):
         yield url
 
 
+def assert_healthy(url):
+    tic = time.monotonic()
+    assert httpx.get(f"{url}/health", timeout=5).status_code == 200
+    assert time.monotonic() - tic < 2
+
+
 def assert_answered_without_server_error(url, response):
     assert response.status_code in (200, 202) or 400 <= response.status_code < 500, response.text
     if response.status_code >= 400:
         assert set(response.json()) == {"error", "detail"}
-    tic = time.monotonic()
-    assert httpx.get(f"{url}/health", timeout=5).status_code == 200
-    assert time.monotonic() - tic < 2
+    assert_healthy(url)
+
+
+def assert_refused_with_4xx(url, response):
+    assert 400 <= response.status_code < 500, (response.status_code, response.text)
+    assert set(response.json()) == {"error", "detail"}
+    assert_healthy(url)
 
 
 def rich_circuit() -> QuantumCircuit:
@@ -65,6 +78,8 @@ def rich_circuit() -> QuantumCircuit:
 
 SEEDS = [qpy_bytes([ghz(2)]), qpy_bytes([rich_circuit(), ghz(3)])]
 
+#: Any JSON value. None of its strings (20 characters at most) can hold QPY circuits, whose
+#: smallest payload (one empty circuit) takes 152 base64 characters.
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
     lambda children: (
@@ -72,27 +87,81 @@ json_values = st.recursive(
     ),
     max_leaves=20,
 )
-batch_like = st.fixed_dictionaries(
-    {
-        "key": json_values,
-        "circuits": json_values | st.just(base64.b64encode(SEEDS[0]).decode()),
-        "shots": json_values,
-    },
-    optional={"seed": json_values, "extra": json_values},
-)
+MAX_SHOTS = 100  # the fuzzed server's limit
+
+
+def whole(value, low, high) -> bool:
+    """True if ``value`` is a JSON integer (not a bool) in ``[low, high]``."""
+    return type(value) is int and low <= value <= high
+
+
+#: Valid values of each field of a batch (unique keys are made when posting).
+VALID = {
+    "key": st.text(min_size=1, max_size=20),
+    "circuits": st.sampled_from([base64.b64encode(seed).decode() for seed in SEEDS]),
+    "shots": st.integers(1, MAX_SHOTS),
+    "seed": st.none() | st.integers(0, 2**63 - 1),
+}
+#: Values that make a field invalid, whatever the other fields hold.
+INVALID = {
+    "key": json_values.filter(lambda v: not isinstance(v, str) or not v),
+    "circuits": json_values,  # no string of json_values holds QPY
+    "shots": json_values.filter(lambda v: not whole(v, 1, MAX_SHOTS)),
+    "seed": json_values.filter(lambda v: v is not None and not whole(v, 0, 2**63 - 1)),
+}
+
+
+@st.composite
+def malformed_batches(draw) -> bytes:
+    """A JSON object shaped like a batch with at least one flaw: a bad, missing or unknown field."""
+    body = {field: draw(VALID[field] | json_values) for field in ("key", "circuits", "shots")}
+    if draw(st.booleans()):
+        body["seed"] = draw(VALID["seed"] | json_values)
+    flaw = draw(st.sampled_from([*INVALID, "missing", "extra"]))
+    if flaw == "missing":
+        del body[draw(st.sampled_from(["key", "circuits", "shots"]))]
+    elif flaw == "extra":
+        body[draw(st.text(max_size=8).filter(lambda name: name not in VALID))] = draw(json_values)
+    else:
+        body[flaw] = draw(INVALID[flaw])
+    return json.dumps(body).encode()
+
+
+def not_an_object(content: bytes) -> bool:
+    """True unless ``content`` parses as a JSON object (only an object can be a batch)."""
+    try:
+        return not isinstance(json.loads(content), dict)
+    except ValueError:
+        return True
 
 
 @settings(FUZZ, max_examples=120)
 @given(
-    body=st.binary(max_size=300)
+    body=st.binary(max_size=300).filter(not_an_object)
     | json_values.map(json.dumps).map(str.encode)
-    | batch_like.map(json.dumps).map(str.encode)
+    | malformed_batches()
 )
 def test_malformed_bodies_are_refused_with_4xx(url, body):
     response = httpx.post(
         f"{url}/batches", content=body, headers={"Content-Type": "application/json"}, timeout=30
     )
-    assert_answered_without_server_error(url, response)
+    assert_refused_with_4xx(url, response)
+
+
+@settings(FUZZ, max_examples=40)
+@given(body=st.fixed_dictionaries(VALID))
+def test_well_formed_bodies_are_accepted(url, body):
+    body["key"] = f"{body['key']}-{time.monotonic_ns()}"  # new to the server: a new batch
+    response = httpx.post(f"{url}/batches", json=body, timeout=30)
+    assert response.status_code == 202, response.text
+    accepted = response.json()
+    circuits = len(qpy.load(io.BytesIO(base64.b64decode(body["circuits"]))))
+    assert (accepted["key"], accepted["shots"], accepted["circuits"]) == (
+        body["key"],
+        body["shots"],
+        circuits,
+    )
+    assert_healthy(url)
 
 
 @st.composite

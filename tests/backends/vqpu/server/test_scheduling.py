@@ -9,9 +9,9 @@ import pytest
 from vqpu_helpers import ghz, serve
 
 from backends import get_backend
+from backends.vqpu.api import QuotaExceededError, VQPUSession
 from backends.vqpu.cli import main
 from backends.vqpu.server.accounting import Quotas
-from backends.vqpu.api import QuotaExceededError, VQPUSession
 from backends.vqpu.server.policies import Policy
 from backends.vqpu.server.store import read_batches
 from backends.vqpu.wire import encode_circuits

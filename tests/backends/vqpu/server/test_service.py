@@ -7,7 +7,7 @@ import dataclasses
 import time
 
 import pytest
-from vqpu_helpers import ghz
+from vqpu_helpers import blocked_in, ghz
 
 from backends import InvalidParameterError
 from backends.vqpu.server import service as service_module
@@ -168,6 +168,8 @@ def test_health_and_status(service):
         "policy": "fifo",
         "max_wait": None,
         "quotas": {"job_seconds": None, "user_seconds": None},
+        "auth": "open",
+        "warnings": [],
     }
     empty = service.status()
     assert {k: v for k, v in empty.items() if k != "uptime_seconds"} == {
@@ -234,13 +236,13 @@ def test_clbits_and_instructions_are_limited(physical, tmp_path, circuit, limits
 
 def test_too_many_pending_decodes_answer_503(service):
     for _ in range(MAX_PENDING_DECODES):
-        service._decode_slots.acquire()
+        service._admission.decode_slots.acquire()
     assert refusal(service.submit, Caller("a", "a"), body()) == (
         503,
         "busy",
         f"{MAX_PENDING_DECODES} submissions are being checked already; retry later",
     )
-    service._decode_slots.release()
+    service._admission.decode_slots.release()
     assert service.submit(Caller("a", "a"), body())[1]
 
 
@@ -319,11 +321,20 @@ def wait_for_status(service, batch_id, statuses, timeout=30.0):
 def test_the_executor_waits_for_requests_up_to_its_bound(service, monkeypatch, bound, runs_while_held):
     monkeypatch.setattr(service_module, "MAX_REQUESTS_FIRST", bound)
 
+    def executor_waits_for_the_request():
+        deadline = time.monotonic() + 30.0
+        while not blocked_in(service._executor._thread, "wait_idle"):
+            assert time.monotonic() < deadline, "the executor did not wait for the request"
+            time.sleep(0.01)
+
     async def hold_a_request():
         service.start(asyncio.get_running_loop())
         with service.gate.working():
             view, _ = service.submit(Caller("a", "a"), body())
-            await asyncio.sleep(0.5)
+            if runs_while_held:  # the bound passes: the batch starts while the request is in hand
+                await asyncio.to_thread(wait_for_status, service, view["id"], ("running", "done"))
+            else:  # the executor waits at the gate, with the batch queued
+                await asyncio.to_thread(executor_waits_for_the_request)
             still = service.store.get(view["id"]).status
             left = time.time()
         batch = await asyncio.to_thread(wait_for_status, service, view["id"], ("done",))

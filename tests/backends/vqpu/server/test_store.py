@@ -13,7 +13,6 @@ from vqpu_helpers import subprocess_env
 
 from backends.errors import BackendError
 from backends.vqpu.server.store import (
-    Batch,
     DatabaseInUseError,
     DatabaseLockError,
     ForeignDatabaseError,
@@ -228,43 +227,6 @@ def test_close_is_safe_twice(tmp_path):
     store.close()
     store.close()
     assert [b.key for b in read_batches(tmp_path / "s.sqlite")] == ["k"]
-
-
-def test_read_batches_of_a_missing_file(tmp_path):
-    with pytest.raises(FileNotFoundError) as info:
-        read_batches(tmp_path / "none.sqlite")
-    assert str(info.value) == f"no accounting database at {tmp_path / 'none.sqlite'}"
-
-
-def test_batch_queue_seconds_before_the_start():
-    batch = Batch(1, "j", "k", 1, 1, 1, None, "queued", 5.0, None, None, None, 0, None, None, 0)
-    assert batch.queue_seconds is None and batch.to_json()["queue_seconds"] is None
-
-
-def test_a_database_of_an_earlier_version_gets_the_new_columns(tmp_path):
-    path = tmp_path / "old.sqlite"
-    conn = sqlite3.connect(path)
-    conn.executescript(
-        "CREATE TABLE batches (id INTEGER PRIMARY KEY AUTOINCREMENT, job TEXT NOT NULL, key TEXT NOT NULL, "
-        "payload BLOB NOT NULL, circuits INTEGER NOT NULL, qubits INTEGER NOT NULL, shots INTEGER NOT NULL, "
-        "seed INTEGER, status TEXT NOT NULL DEFAULT 'queued', submitted REAL NOT NULL, started REAL, "
-        "ended REAL, quantum_seconds REAL, runs INTEGER NOT NULL DEFAULT 0, result TEXT, error TEXT, "
-        "fetched INTEGER NOT NULL DEFAULT 0, UNIQUE (job, key))"
-    )
-    conn.execute(
-        "INSERT INTO batches (job, key, payload, circuits, qubits, shots, submitted) "
-        "VALUES ('old-job', 'k', x'00', 1, 2, 10, 1.0)"
-    )
-    conn.commit()
-    conn.close()
-    [old] = read_batches(path)  # read-only: the missing columns read as the job and NULL
-    assert (old.job, old.user, old.transpile_seconds) == ("old-job", "old-job", None)
-    store = Store(path)
-    try:
-        assert [b.user for b in store.batches()] == ["old-job"]
-        assert store.status_counts() == {"queued": 1}
-    finally:
-        store.close()
 
 
 # -- one writer per database: the lock on <db>.lock ----------------------------------------------------

@@ -7,12 +7,12 @@ import os
 
 import pytest
 
-from backends.vqpu.server.tokens import TokenBook, TokensUnavailableError, parse_tokens
+from backends.vqpu.server.tokens import Caller, TokenBook, TokensUnavailableError, parse_tokens
 
 
 def test_parse_skips_blank_lines_and_comments():
     text = "# name token\n\njob-a secret-a\n   \n  # indented comment\njob-b   secret-b  \n"
-    assert parse_tokens(text) == {"secret-a": ("job-a", "job-a"), "secret-b": ("job-b", "job-b")}
+    assert parse_tokens(text) == {"secret-a": Caller("job-a", "job-a"), "secret-b": Caller("job-b", "job-b")}
 
 
 @pytest.mark.parametrize(
@@ -125,7 +125,7 @@ def name_of(book, token):
 def test_a_third_field_names_the_user_billed():
     text = "job-a secret-a alice\njob-b secret-b alice\njob-c secret-c"
     assert parse_tokens(text) == {
-        "secret-a": ("job-a", "alice"),
-        "secret-b": ("job-b", "alice"),
-        "secret-c": ("job-c", "job-c"),
+        "secret-a": Caller("job-a", "alice"),
+        "secret-b": Caller("job-b", "alice"),
+        "secret-c": Caller("job-c", "job-c"),
     }

@@ -464,12 +464,22 @@ def test_permission_denied(tmp_path, monkeypatch, assert_error):
     assert_error(path, ": expected a readable graph file, found permission denied")
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root reads files whatever their mode")
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads files whatever their mode; see the next test")
 def test_permission_denied_by_mode(tmp_path, assert_error):
     path = tmp_path / "secret.json"
     path.write_text("{}")
     path.chmod(0)
     assert_error(path, ": expected a readable graph file, found permission denied")
+
+
+@pytest.mark.usefixtures("linux_proc")
+@pytest.mark.parametrize("format", ["json", "edgelist"])  # read whole, and line by line
+def test_a_file_that_refuses_reads_even_to_root(assert_error, format):
+    # A regular file of mode 0600 owned by the reader, so root and anyone else open it; but its
+    # offset 0 is address 0 of the reader's memory, never mapped: every read fails with EIO.
+    assert_error(
+        Path("/proc/self/mem"), ": expected a readable graph file, found Input/output error", format=format
+    )
 
 
 @pytest.mark.parametrize(

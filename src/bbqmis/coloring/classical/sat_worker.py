@@ -1,0 +1,97 @@
+"""The child process of :mod:`bbqmis.coloring.classical.sat`: k-colourability by CaDiCaL, k descending.
+
+This file runs as a script in its own process (``runpy.run_path``), so that the parent
+can kill a solver that cannot be interrupted when the deadline passes, and so that
+the solver's memory is capped by ``RLIMIT_AS``. It imports only the standard library
+and PySAT.
+
+Protocol: one JSON object on stdin, ``{"n", "edges", "clique", "upper", "lower",
+"memory_bytes", "solver"}``; then one JSON line on stdout per colour count tried, from
+``upper - 1`` down: ``{"k": k, "sat": true, "colors": [...]}`` (a proper colouring with
+at most ``k`` colours) or ``{"k": k, "sat": false}`` (none exists, so the chromatic
+number is ``k + 1``), after which the worker exits.
+
+The encoding is the plain assignment model: a Boolean per vertex and colour, a clause
+"some colour" per vertex, a clause "not both" per edge and colour, and the vertices of a
+clique fixed to distinct colours (this breaks the colour symmetry and is where the
+clique bound enters).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import resource
+import signal
+import sys
+from collections.abc import Iterable, Sequence
+
+#: ``prctl`` option that sends a signal to a process when its parent dies (Linux).
+_PR_SET_PDEATHSIG = 1
+
+
+def encode(n: int, edges: Sequence[Sequence[int]], clique: Sequence[int], k: int) -> Iterable[list[int]]:
+    """Clauses of "the graph has a proper colouring with colours ``0..k-1``".
+
+    Variable ``v * k + c + 1`` is true when vertex ``v`` takes colour ``c``.
+
+    Examples
+    --------
+    >>> sorted(map(sorted, encode(2, [(0, 1)], [0, 1], 2)))
+    [[-4, -2], [-3, -1], [1], [1, 2], [3, 4], [4]]
+    """
+    for v in range(n):
+        yield [v * k + c + 1 for c in range(k)]
+    for u, v in edges:
+        for c in range(k):
+            yield [-(u * k + c + 1), -(v * k + c + 1)]
+    for c, v in enumerate(clique[:k]):
+        yield [v * k + c + 1]
+
+
+def decode(model: Iterable[int], n: int, k: int) -> list[int]:
+    """A colour per vertex from a satisfying assignment (the first true colour)."""
+    colors = [-1] * n
+    for literal in model:
+        if literal > 0:
+            v, c = divmod(literal - 1, k)
+            if v < n and colors[v] < 0:
+                colors[v] = c
+    return colors
+
+
+def _die_with_parent() -> None:
+    """Leave SIGINT to the parent, and die with it (Linux), before anything else can take time."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when the solver stops
+    if sys.platform.startswith("linux"):
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+def _cap_memory(memory_bytes: int) -> None:
+    """Cap the address space at ``memory_bytes`` (0: no cap; never above the hard limit)."""
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if memory_bytes > 0 and (hard == resource.RLIM_INFINITY or memory_bytes < hard):
+        resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, hard))
+
+
+def main() -> None:
+    """Read the problem from stdin and write one line per colour count tried."""
+    _die_with_parent()
+    problem = json.load(sys.stdin)
+    _cap_memory(int(problem["memory_bytes"]))
+    from pysat.solvers import Solver
+
+    n, edges, clique = int(problem["n"]), problem["edges"], problem["clique"]
+    for k in range(int(problem["upper"]) - 1, int(problem["lower"]) - 1, -1):
+        with Solver(name=problem["solver"], bootstrap_with=encode(n, edges, clique, k)) as solver:
+            sat = bool(solver.solve())
+            line: dict[str, object] = {"k": k, "sat": sat}
+            if sat:
+                line["colors"] = decode(solver.get_model(), n, k)
+        print(json.dumps(line), flush=True)
+        if not sat:
+            return
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,55 @@
+import itertools
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import networkx as nx
+
+from bbqmis.coloring.classical import sat_worker
+
+WORKER = Path(sat_worker.__file__)
+
+
+def solve(clauses):
+    """Brute-force satisfiability over the variables the clauses name: a model or None."""
+    variables = sorted({abs(literal) for clause in clauses for literal in clause})
+    for values in itertools.product([False, True], repeat=len(variables)):
+        truth = dict(zip(variables, values, strict=True))
+        if all(any(truth[abs(x)] == (x > 0) for x in clause) for clause in clauses):
+            return [v if truth[v] else -v for v in variables]
+    return None
+
+
+def test_the_encoding_is_satisfiable_exactly_when_a_colouring_exists():
+    triangle = [(0, 1), (1, 2), (0, 2)]
+    assert solve(list(sat_worker.encode(3, triangle, [0, 1], 2))) is None
+    model = solve(list(sat_worker.encode(3, triangle, [0, 1], 3)))
+    colors = sat_worker.decode(model, 3, 3)
+    assert sorted(colors) == [0, 1, 2] and colors[:2] == [0, 1]  # the clique is fixed
+
+
+def test_decode_takes_the_first_true_colour_and_ignores_other_variables():
+    assert sat_worker.decode([1, 2, -3, 6, 99], n=2, k=3) == [0, 2]
+
+
+def test_the_worker_answers_one_line_per_colour_count_down_to_the_first_no():
+    graph = nx.cycle_graph(5)
+    problem = {
+        "n": 5,
+        "edges": [list(e) for e in graph.edges],
+        "clique": [0, 1],
+        "upper": 5,
+        "lower": 1,
+        "memory_bytes": 0,
+        "solver": "cadical153",
+    }
+    done = subprocess.run(
+        [sys.executable, str(WORKER)], input=json.dumps(problem), capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [(line["k"], line["sat"]) for line in lines] == [(4, True), (3, True), (2, False)]
+    for line in lines[:2]:
+        assert all(line["colors"][u] != line["colors"][v] for u, v in graph.edges)
+        assert max(line["colors"]) < line["k"]
