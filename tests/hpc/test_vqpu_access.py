@@ -8,6 +8,7 @@ refused, and a job's end revokes its access within a bounded time.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -20,6 +21,9 @@ import httpx
 import pytest
 
 from backends.vqpu import munge
+from backends.vqpu.server.accounting import Ledger
+from backends.vqpu.server.slurm_accounting import parse_admin_comment
+from backends.vqpu.server.store import Store
 from clustagg import slurm as slurmlib
 
 pytestmark = pytest.mark.slow
@@ -44,7 +48,7 @@ def free_port() -> int:
 
 @pytest.fixture
 def server(slurm, tmp_path):
-    """A Slurm-bound vQPU server on the cluster: (url, environment of jobs and of MUNGE)."""
+    """A Slurm-bound vQPU server on the cluster: (url, environment of jobs and of MUNGE, process)."""
     port = free_port()
     env = {**slurm.env, "MUNGE_SOCKET": str(slurm.state / "munge" / "munge.socket")}
     command = [
@@ -66,7 +70,7 @@ def server(slurm, tmp_path):
                 pass
             assert time.monotonic() < deadline, "the server did not answer within 60 s"
             time.sleep(0.1)
-        yield url, {**env, "VQPU_URL": url}
+        yield url, {**env, "VQPU_URL": url}, process
     finally:
         process.kill()
         process.wait(timeout=10)
@@ -77,6 +81,18 @@ def submit(slurm, tmp_path, env, *arguments, hold=0):
     script = tmp_path / "job.sh"
     script.write_text(JOB)
     return slurm.submit(script, "-p", "qpushared", *arguments, cwd=tmp_path, env={**env, "HOLD": str(hold)})
+
+
+def sacct_figures(env, job):
+    """The vQPU figures ``sacct`` shows in the job's admin comment (``{}`` if none)."""
+    shown = subprocess.run(
+        ["sacct", "-j", str(job), "-X", "-n", "-P", "-o", "AdminComment"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env=env,
+    )
+    return parse_admin_comment(shown.stdout.strip())
 
 
 def status_with(url, credential):
@@ -124,8 +140,10 @@ def seconds_until_refused(url, env, job, timeout=30.0):
     raise AssertionError(f"job {job} was still served {timeout} s later")
 
 
-def test_a_job_holding_a_vqpu_is_served_and_one_without_is_refused(slurm, server, tmp_path):
-    url, env = server
+def test_a_job_holding_a_vqpu_is_served_and_one_without_is_refused_and_sacct_bills_it(
+    slurm, server, tmp_path
+):
+    url, env, process = server
     holding = submit(slurm, tmp_path, env, "--licenses=vqpu:1")
     without = submit(slurm, tmp_path, env)
     for job in (holding, without):
@@ -139,9 +157,26 @@ def test_a_job_holding_a_vqpu_is_served_and_one_without_is_refused(slurm, server
     refusal = (tmp_path / f"probe-{without}.err").read_text()
     assert "403" in refusal and f"job {without} is not running or holds no vqpu licence or GRES" in refusal
 
+    # the job's usage reaches its own Slurm record, equal to the server's ledger
+    deadline = time.monotonic() + 60
+    while (billed := sacct_figures(env, holding)).get("vqpu_shots") != 16:
+        assert time.monotonic() < deadline, f"sacct shows {billed} for job {holding}"
+        time.sleep(0.5)
+    process.kill()
+    process.wait(timeout=10)
+    with contextlib.closing(Store(tmp_path / "vqpu.sqlite")) as store:
+        ledger = Ledger.of_store(store).jobs[str(holding)]
+    assert billed == {
+        "vqpu_seconds": pytest.approx(ledger.quantum_seconds, abs=1e-6),
+        "vqpu_circuits": ledger.circuits,
+        "vqpu_shots": ledger.shots,
+        "vqpu_batches": ledger.batches,
+    }
+    assert sacct_figures(env, without) == {}  # a refused job is billed nothing
+
 
 def test_finished_cancelled_foreign_replayed_and_forged_credentials_are_refused(slurm, server, tmp_path):
-    url, env = server
+    url, env, _ = server
     assert httpx.get(f"{url}/health", timeout=10).headers["www-authenticate"] == f'MUNGE server="{INSTANCE}"'
 
     running = submit(slurm, tmp_path, env, "--licenses=vqpu:1", hold=300)

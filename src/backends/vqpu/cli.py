@@ -25,6 +25,7 @@ from backends.vqpu.server.limits import SQLITE_INT_MAX, Limits, backend_max_shot
 from backends.vqpu.server.network import check_exposure, tls_options
 
 if TYPE_CHECKING:
+    from backends.vqpu.server.accounting import Ledger
     from backends.vqpu.server.slurm_auth import SlurmAuth
 
 __all__ = ["main"]
@@ -331,8 +332,24 @@ def _serve(args: argparse.Namespace) -> int:
         config = uvicorn_config(
             app, limits, host=args.host, port=args.port, access_log=False, log_level="info", **tls
         )
-        uvicorn.Server(config).run(sockets=[sock])
+        with _usage_in_slurm(slurm, service.ledger):
+            uvicorn.Server(config).run(sockets=[sock])
     return 0
+
+
+@contextlib.contextmanager
+def _usage_in_slurm(slurm: SlurmAuth | None, ledger: Ledger) -> Iterator[None]:
+    """Under ``--slurm-auth``, each job's usage copied into its Slurm record while the server runs."""
+    if slurm is None:
+        yield
+        return
+    from backends.vqpu.server.slurm_accounting import SlurmUsageWriter
+
+    writer = SlurmUsageWriter(ledger).start()
+    try:
+        yield
+    finally:
+        writer.stop()
 
 
 @contextlib.contextmanager

@@ -41,6 +41,7 @@ from typing import Any
 import networkx as nx
 
 from backends.errors import BackendError, InvalidParameterError
+from backends.registry import check_spec
 from backends.utils.arguments import CommandParser, integer, real
 from backends.utils.files import atomic_write_text, check_distinct, check_writable
 from backends.utils.progress import ProgressLine
@@ -363,6 +364,8 @@ def _prepare(args: argparse.Namespace, stop: StopRequest, root: bool) -> tuple[n
     """
     if args.resume and args.checkpoint is None:
         raise BBQMISError("--resume needs --checkpoint FILE")
+    if args.sampler == "qaoa":
+        check_spec(args.backend)  # cheap: a bad --backend fails here, not after the backend's import
     if args.checkpoint is not None and args.checkpoint.exists() and not args.checkpoint.is_file():
         raise BBQMISError(f"--checkpoint {args.checkpoint}: not a regular file (--resume reads it back)")
     outputs = {"--json": args.json, "--checkpoint": args.checkpoint, "--plot": args.plot}

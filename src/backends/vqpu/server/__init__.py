@@ -17,6 +17,7 @@ Its dependencies (FastAPI, uvicorn, prometheus-client) come with the ``server`` 
 - :mod:`~backends.vqpu.server.network` - where the server may listen: no open mode beyond loopback, TLS;
 - :mod:`~backends.vqpu.server.slurm_auth` - Slurm-bound access: MUNGE credentials of running jobs;
 - :mod:`~backends.vqpu.server.slurm_jobs` - the running jobs holding a vQPU, polled from ``squeue``;
+- :mod:`~backends.vqpu.server.slurm_accounting` - each job's usage in its Slurm record (``sacct``);
 - :mod:`~backends.vqpu.server.tokens` - per-job tokens (and the users billed) read from a file;
 - :mod:`~backends.vqpu.server.limits` - what one request may ask of the server;
 - :mod:`~backends.vqpu.server.store` - SQLite accounting and recovery: reads and a batch's life cycle;
