@@ -1,9 +1,12 @@
-"""Suite-wide rules: a test that needs a command gets it, or fails under CI and skips elsewhere.
+"""Suite-wide rules: a test that needs something gets it, or fails under CI and skips elsewhere.
 
-``@pytest.mark.requires("mpiexec")`` names the commands a test needs on PATH. Without one,
-the test fails with the reason when the environment variable ``CI`` is set (a CI run must
-run every test of the project's own features, so a missing dependency is the install's
-fault), and skips with the same reason elsewhere (a developer's machine may lack it).
+``@pytest.mark.requires("mpiexec")`` names the commands a test needs on PATH (a test marked
+``mpi`` needs ``mpiexec``), and the
+``needs`` fixture checks anything else (``needs(Path("/proc/self").is_dir(), "Linux /proc")``).
+When the need is not met, the test fails with the reason when the environment variable
+``CI`` is set (a CI run must run every test of the project's own features, so a missing
+dependency is the install's fault), and skips with the same reason elsewhere (a
+developer's machine may lack it).
 """
 
 import os
@@ -24,6 +27,21 @@ def in_ci() -> bool:
     return os.environ.get("CI", "").lower() not in {"", "0", "false"}
 
 
+def need(condition: bool, reason: str) -> None:
+    """Go on if ``condition``; else fail (under CI) or skip (elsewhere), naming ``reason``."""
+    if condition:
+        return
+    if in_ci():
+        pytest.fail(f"CI={os.environ['CI']}: {reason}", pytrace=False)
+    pytest.skip(reason)
+
+
+@pytest.fixture
+def needs():
+    """``needs(condition, reason)``: the suite's rule for a test's own dependencies."""
+    return need
+
+
 def pytest_configure(config):
     config.addinivalue_line(
         "markers", "requires(*commands): commands the test needs on PATH (fail under CI, skip elsewhere)"
@@ -31,10 +49,10 @@ def pytest_configure(config):
 
 
 def pytest_runtest_setup(item):
-    for marker in item.iter_markers("requires"):
-        for command in marker.args:
-            if shutil.which(command) is None:
-                reason = f"{command} is not on PATH: {HINTS.get(command, 'install it')}"
-                if in_ci():
-                    pytest.fail(f"CI={os.environ['CI']}: {reason}", pytrace=False)
-                pytest.skip(reason)
+    commands = [command for marker in item.iter_markers("requires") for command in marker.args]
+    if item.get_closest_marker("mpi") is not None:  # "mpi: starts mpiexec"
+        commands.append("mpiexec")
+    for command in dict.fromkeys(commands):
+        need(
+            shutil.which(command) is not None, f"{command} is not on PATH: {HINTS.get(command, 'install it')}"
+        )

@@ -15,17 +15,25 @@ def test_needs_a_command():
 @pytest.mark.requires("sh")
 def test_has_its_command():
     pass
+
+@pytest.mark.mpi
+def test_starts_mpiexec():
+    pass
 """
 
 
-@pytest.mark.parametrize(("ci", "errors", "skipped"), [("true", 1, 0), (None, 0, 1), ("false", 0, 1)])
+@pytest.mark.parametrize(("ci", "errors", "skipped"), [("true", 2, 0), (None, 0, 2), ("false", 0, 2)])
 def test_a_missing_command_fails_under_ci_and_skips_elsewhere(pytester, monkeypatch, ci, errors, skipped):
     if ci is None:
         monkeypatch.delenv("CI", raising=False)
     else:
         monkeypatch.setenv("CI", ci)
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")  # sh is there, mpiexec (pip's mpich) is not
     pytester.makeconftest(CONFTEST)
+    pytester.makeini("[pytest]\nmarkers =\n    mpi: starts mpiexec\n")
     pytester.makepyfile(TEST)
     result = pytester.runpytest("-rsf", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=1, errors=errors, skipped=skipped)  # a setup failure is an error
-    result.stdout.fnmatch_lines(["*no-such-command-xyz is not on PATH: install it*"])
+    result.stdout.fnmatch_lines(
+        ["*no-such-command-xyz is not on PATH: install it*", "*mpiexec is not on PATH: pip's mpich*"]
+    )

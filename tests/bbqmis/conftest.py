@@ -50,26 +50,13 @@ def graphs():
     return random_graphs
 
 
-def needs(condition: bool, reason: str) -> None:
-    """Go on if ``condition``; else fail under CI (env ``CI`` set) and skip elsewhere, as ``requires`` does.
-
-    A CI run must run every test of the project's own features (tests/conftest.py's
-    ``@pytest.mark.requires`` does the same for commands on PATH).
-    """
-    if condition:
-        return
-    if os.environ.get("CI", "").lower() not in {"", "0", "false"}:
-        pytest.fail(f"CI={os.environ['CI']}: {reason}", pytrace=False)
-    pytest.skip(reason)
-
-
 @pytest.fixture
-def linux_proc():
+def linux_proc(needs):
     """Linux's /proc file system: CI runs on Linux, so it fails there without it."""
     needs(Path("/proc/self").is_dir(), "needs Linux /proc")
 
 
 @pytest.fixture
-def as_root():
+def as_root(needs):
     """Root's privileges (mknod): CI runs as root, so it fails there without them."""
     needs(os.geteuid() == 0, "needs root (mknod)")

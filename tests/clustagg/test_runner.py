@@ -112,6 +112,7 @@ def test_workflow_recovers_from_a_killed_step(points_3000, tmp_path):
 
 @pytest.mark.slow
 @pytest.mark.mpi
+@pytest.mark.requires("mpiexec")
 def test_mpi_baseline_matches_serial(points_3000, tmp_path):
     out = tmp_path / "mpi.json"
     done = subprocess.run(

@@ -305,7 +305,9 @@ class DecodeWorker:
     def _read_line(process: subprocess.Popen[bytes], timeout: float) -> bytes | None:
         """The worker's next answer line; ``b""`` if it ended, None if none came within ``timeout``."""
         assert process.stdout is not None
-        ready, _, _ = select.select([process.stdout], [], [], timeout)
+        poller = select.poll()  # not select(): it fails on descriptors past 1023 in a busy server
+        poller.register(process.stdout, select.POLLIN)
+        ready = poller.poll(timeout * 1000)
         return process.stdout.readline() if ready else None
 
     def _kill(self) -> str:
