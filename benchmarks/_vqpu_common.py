@@ -13,11 +13,13 @@ import contextlib
 import os
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import NamedTuple
 
 import httpx
 
@@ -60,6 +62,34 @@ def subprocess_env() -> dict[str, str]:
     }
 
 
+class TLSFiles(NamedTuple):
+    """A throw-away CA and a server certificate signed by it (PEM files)."""
+
+    ca: Path
+    cert: Path
+    key: Path
+
+
+def make_tls(directory: Path) -> TLSFiles:
+    """A throw-away CA and a certificate for localhost, 127.0.0.1 and ::1 in ``directory``.
+
+    Runs ``bash examples/slurm/make_tls.sh DIRECTORY`` (needs ``openssl``).
+
+    Raises
+    ------
+    RuntimeError
+        If the script fails; the message holds the end of its error output.
+    """
+    result = subprocess.run(
+        ["bash", str(ROOT / "examples" / "slurm" / "make_tls.sh"), str(directory)],
+        capture_output=True,
+        text=True,
+    )
+    if result.returncode != 0:
+        raise RuntimeError(f"make_tls.sh exited with {result.returncode}: {result.stderr.strip()[-500:]}")
+    return TLSFiles(directory / "ca.pem", directory / "server.pem", directory / "server.key")
+
+
 def free_port() -> int:
     """A loopback TCP port that was free a moment ago."""
     with socket.socket() as sock:
@@ -68,13 +98,31 @@ def free_port() -> int:
 
 
 class Server:
-    """A vQPU server subprocess on a fixed loopback port that can be killed and restarted."""
+    """A vQPU server subprocess on a fixed loopback port that can be killed and restarted.
 
-    def __init__(self, command: ServerCommand, db: Path, *args: str, port: int | None = None):
-        self.command, self.db, self.args = command, db, args
+    With ``tls`` the server gets ``--tls-cert`` and ``--tls-key`` after ``args`` and is
+    reached at ``https://localhost:PORT`` (the name its certificate holds), trusting
+    ``tls.ca``; without, at ``http://127.0.0.1:PORT``.
+    """
+
+    def __init__(
+        self,
+        command: ServerCommand,
+        db: Path,
+        *args: str,
+        port: int | None = None,
+        tls: TLSFiles | None = None,
+    ):
+        self.command, self.db, self.tls = command, db, tls
+        self.args = args if tls is None else (*args, "--tls-cert", str(tls.cert), "--tls-key", str(tls.key))
         self.port = port or free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
+        host = "http://127.0.0.1" if tls is None else "https://localhost"
+        self.url = f"{host}:{self.port}"
         self.process: subprocess.Popen | None = None
+
+    def verify(self) -> ssl.SSLContext | bool:
+        """What ``httpx`` should verify the server's certificate with: its CA, or True (no TLS)."""
+        return True if self.tls is None else ssl.create_default_context(cafile=self.tls.ca)
 
     def start(self, timeout: float = 120.0) -> None:
         log = open(f"{self.db}.server.log", "ab")
@@ -85,12 +133,13 @@ class Server:
             env=subprocess_env(),
         )
         log.close()
+        verify = self.verify()
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 raise RuntimeError(f"server exited with {self.process.returncode}; see {self.db}.server.log")
             with contextlib.suppress(httpx.TransportError):
-                httpx.get(f"{self.url}/health", timeout=2)
+                httpx.get(f"{self.url}/health", timeout=2, verify=verify)
                 return
             time.sleep(0.1)
         raise RuntimeError(f"server not up within {timeout} s")

@@ -35,7 +35,11 @@ server from its ``Server-Timing`` answers) and its throughput with many client p
 on the ``null`` backend, beside the same clients against a do-nothing HTTP server
 (``_null_http_server.py``), the floor set by the clients and the machine; ``--pin`` puts
 the server on CPU 0 and the clients on the other CPUs; ``--think`` gives the clients a
-mean think time between batches (one run per value: overhead against load).
+mean think time between batches (one run per value: overhead against load); ``--tls``
+serves HTTPS instead, with a throw-away CA made in a temporary folder by
+``examples/slurm/make_tls.sh`` (the clients reach ``https://localhost:PORT`` and trust
+the CA through ``VQPU_CA``), and ``--compare-tls`` runs plain HTTP and TLS one after the
+other for every think time and prints them side by side.
 
 Examples
 --------
@@ -45,6 +49,7 @@ Examples
     python benchmarks/vqpu_multiplexing.py --policy
     python benchmarks/vqpu_multiplexing.py --scale --clients 64 --batches 20 [--pin]
     python benchmarks/vqpu_multiplexing.py --scale --clients 64 --pin --think 0 0.1 0.2 0.4
+    python benchmarks/vqpu_multiplexing.py --scale --clients 64 --batches 20 --pin --compare-tls
     python benchmarks/vqpu_multiplexing.py --soak --clients 16 --batches 1000
 
 Prints a table and one final JSON line; writes CSV and figures to ``--out``.
@@ -64,6 +69,7 @@ import signal
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -75,7 +81,15 @@ sys.path.insert(0, str(ROOT / "src"))
 # packages of src are never shadowed by a script of the same name (benchmarks/cutting.py)
 sys.path.append(str(ROOT / "benchmarks"))
 
-from _vqpu_common import GRAPH, Server, ServerCommand, default_server_command, subprocess_env  # noqa: E402
+from _vqpu_common import (  # noqa: E402
+    GRAPH,
+    Server,
+    ServerCommand,
+    TLSFiles,
+    default_server_command,
+    make_tls,
+    subprocess_env,
+)
 
 from backends.utils.arguments import integer, real  # noqa: E402
 from backends.vqpu.server.report import sharing_slowdowns, summarize  # noqa: E402
@@ -280,12 +294,20 @@ def overhead(server: Server, clients: int = 8, batches: int = 25) -> dict:
 
 
 def _scale_client(
-    url: str, index: int, batches: int, think: float, cpus: set[int] | None, barrier, results
+    url: str,
+    index: int,
+    batches: int,
+    think: float,
+    cpus: set[int] | None,
+    barrier,
+    results,
+    ca: str | None = None,
 ) -> None:
     """One of many client processes (on ``cpus`` if given): warm up, wait for all, time its batches.
 
     Between two batches the client thinks (sleeps) for an exponentially distributed time
-    of mean ``think`` seconds (none when 0), seeded by its ``index``.
+    of mean ``think`` seconds (none when 0), seeded by its ``index``. ``ca``: the CA of an
+    ``https://`` server, given to the client as a job gets it, in ``VQPU_CA``.
     """
     import random
 
@@ -294,6 +316,8 @@ def _scale_client(
 
     if cpus is not None:
         os.sched_setaffinity(0, cpus)
+    if ca is not None:
+        os.environ["VQPU_CA"] = ca
     thinking = random.Random(index)
     payload = encode_circuits([qaoa_like(3, 0.4, 0.3)])
     with VQPUSession(url, job=f"scale-{index}") as session:
@@ -373,9 +397,10 @@ def scale(
 
     context = multiprocessing.get_context("spawn")
     barrier, results = context.Barrier(clients + 1), context.Queue()  # the clients and this process
+    ca = None if server.tls is None else str(server.tls.ca)
     processes = [
         context.Process(
-            target=_scale_client, args=(server.url, i, batches, think, client_cpus, barrier, results)
+            target=_scale_client, args=(server.url, i, batches, think, client_cpus, barrier, results, ca)
         )
         for i in range(clients)
     ]
@@ -420,12 +445,73 @@ def pinned(command: ServerCommand, cpus: set[int]) -> ServerCommand:
 
 
 def null_http_command(db: Path, port: int, *args: str) -> list[str]:
-    """The do-nothing server of ``_null_http_server.py`` (``db`` only names its log)."""
-    return [sys.executable, str(ROOT / "benchmarks" / "_null_http_server.py"), "--port", str(port), *args]
+    """The do-nothing server of ``_null_http_server.py`` (``db`` only names its log).
+
+    With ``--tls-cert FILE --tls-key FILE`` (as :class:`Server` passes them): the same
+    application and HTTP stack (httptools, uvicorn's default loop) under uvicorn's command
+    line, which takes the certificate (``_null_http_server.py`` has no TLS options).
+    """
+    if not args:
+        return [sys.executable, str(ROOT / "benchmarks" / "_null_http_server.py"), "--port", str(port)]
+    tls = dict(zip(args[::2], args[1::2], strict=True))
+    return [
+        sys.executable,
+        "-m",
+        "uvicorn",
+        "_null_http_server:app",
+        "--app-dir",
+        str(ROOT / "benchmarks"),
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--http",
+        "httptools",
+        "--lifespan",
+        "off",
+        "--no-access-log",
+        "--log-level",
+        "warning",
+        "--ssl-certfile",
+        tls["--tls-cert"],
+        "--ssl-keyfile",
+        tls["--tls-key"],
+    ]
+
+
+def connection_cost(server: Server, repeats: int = 20) -> dict:
+    """``GET /health`` on a fresh connection and again on the same one, ``repeats`` times in a row.
+
+    The difference of the medians is what opening a connection costs the client and the
+    server together (TCP, and with TLS the handshake), paid once per connection; the
+    kept connection's request pays only the per-request cost (with TLS, its records'
+    encryption). Run with no other load on the server.
+    """
+    verify = server.verify()  # made once: loading the CA is not part of a connection
+    fresh, kept = [], []
+    for _ in range(repeats):
+        with httpx.Client(base_url=server.url, verify=verify, timeout=30) as client:
+            tic = time.perf_counter()
+            client.get("/health").raise_for_status()
+            toc = time.perf_counter()
+            client.get("/health").raise_for_status()
+            fresh.append(toc - tic)
+            kept.append(time.perf_counter() - toc)
+    return {
+        "repeats": repeats,
+        "fresh_ms": 1e3 * statistics.median(fresh),
+        "kept_ms": 1e3 * statistics.median(kept),
+        "setup_ms": 1e3 * (statistics.median(fresh) - statistics.median(kept)),
+    }
 
 
 def scale_experiment(args: argparse.Namespace, out: Path) -> int:
-    """``--scale``: the vQPU server on the ``null`` backend, then the do-nothing server, same clients."""
+    """``--scale``: the vQPU server on the ``null`` backend, then the do-nothing server, same clients.
+
+    Over plain HTTP, TLS (``--tls``) or both, one after the other per think time
+    (``--compare-tls``); the JSON of a plain run alone keeps its keys (``pinned``,
+    ``points``).
+    """
     vqpu, floor, client_cpus = default_server_command("null"), null_http_command, None
     if args.batches < 2:  # the window holds all batches of the first client done, at least two
         print("--scale needs --batches 2 or more (a median and a p90 per run)", file=sys.stderr)
@@ -436,17 +522,114 @@ def scale_experiment(args: argparse.Namespace, out: Path) -> int:
             print("--pin needs two CPUs or more and taskset (util-linux)", file=sys.stderr)
             return 2
         vqpu, floor, client_cpus = pinned(vqpu, {cpus[0]}), pinned(floor, {cpus[0]}), set(cpus[1:])
-    points = []
-    for think in args.think:
-        db = out / "scale.sqlite"
-        db.unlink(missing_ok=True)
-        with Server(vqpu, db, "--max-queue", "100000").running() as server:
-            result = scale(server, args.clients, args.batches, client_cpus, think)
-        with Server(floor, out / "floor").running() as server:
-            points.append({**result, "floor": scale(server, args.clients, args.batches, client_cpus, think)})
-    print_scale(points)
-    print(json.dumps({"pinned": args.pin, "points": points}))
+    transports = ("plain", "tls") if args.compare_tls else ("tls",) if args.tls else ("plain",)
+    runs: dict[str, list[dict]] = {transport: [] for transport in transports}
+    with tempfile.TemporaryDirectory(prefix="vqpu-tls-") as folder:
+        try:
+            tls = make_tls(Path(folder)) if "tls" in transports else None
+        except RuntimeError as exc:  # no openssl, or it failed: one line, not a traceback
+            print(f"vqpu_multiplexing.py: error: --tls: {exc}", file=sys.stderr)
+            return 1
+        for think in args.think:
+            for transport in transports:  # plain and TLS alternate, so that both meet the same load
+                files = tls if transport == "tls" else None
+                point = scale_point(vqpu, floor, out, files, args, client_cpus, think)
+                runs[transport].append(point)
+    if args.compare_tls:
+        comparison = compare_transports(runs["plain"], runs["tls"])
+        print_transports(runs["plain"], runs["tls"], comparison)
+        print(
+            json.dumps(
+                {"pinned": args.pin, **{t: {"points": p} for t, p in runs.items()}, "comparison": comparison}
+            )
+        )
+        return 0
+    print_scale(runs[transports[0]])
+    summary = {"pinned": args.pin, "points": runs[transports[0]]}
+    print(json.dumps(summary if not args.tls else {**summary, "transport": "tls"}))
     return 0
+
+
+def scale_point(
+    vqpu: ServerCommand,
+    floor: ServerCommand,
+    out: Path,
+    tls: TLSFiles | None,
+    args: argparse.Namespace,
+    client_cpus: set[int] | None,
+    think: float,
+) -> dict:
+    """One ``--scale`` run: the vQPU server, then the do-nothing server, over one transport.
+
+    With ``--compare-tls`` the vQPU server's :func:`connection_cost` is measured too, after
+    the clients are done (``connection``).
+    """
+    suffix = "" if tls is None else "-tls"
+    db = out / f"scale{suffix}.sqlite"
+    db.unlink(missing_ok=True)
+    with Server(vqpu, db, "--max-queue", "100000", tls=tls).running() as server:
+        result = scale(server, args.clients, args.batches, client_cpus, think)
+        connection = connection_cost(server) if args.compare_tls else None
+    with Server(floor, out / f"floor{suffix}", tls=tls).running() as server:
+        result["floor"] = scale(server, args.clients, args.batches, client_cpus, think)
+    return result if connection is None else {**result, "connection": connection}
+
+
+def compare_transports(plain: list[dict], tls: list[dict]) -> list[dict]:
+    """Per think time, TLS against plain HTTP: ratio (TLS / plain) and difference (TLS - plain)."""
+    rows = []
+    for p, t in zip(plain, tls, strict=True):
+        rows.append(
+            {
+                "think_seconds": p["think_seconds"],
+                "server_median_ratio": t["server_median_ms"] / p["server_median_ms"],
+                "server_median_difference_ms": t["server_median_ms"] - p["server_median_ms"],
+                "median_ratio": t["median_ms"] / p["median_ms"],
+                "median_difference_ms": t["median_ms"] - p["median_ms"],
+                "floor_median_difference_ms": t["floor"]["median_ms"] - p["floor"]["median_ms"],
+                "server_cpu_ms_per_batch_difference": t["server_cpu_ms_per_batch"]
+                - p["server_cpu_ms_per_batch"],
+                "batches_per_second_ratio": t["batches_per_second"] / p["batches_per_second"],
+                "connection_setup_difference_ms": t["connection"]["setup_ms"] - p["connection"]["setup_ms"],
+            }
+        )
+    return rows
+
+
+def print_transports(plain: list[dict], tls: list[dict], comparison: list[dict]) -> None:
+    """The ``--compare-tls`` table: per think time, plain HTTP and TLS, the vQPU server and the floor."""
+    first = plain[0]
+    print(
+        f"{first['clients']} client processes x {first['batches_total'] // first['clients']} batches, "
+        "plain HTTP and TLS"
+    )
+    print(
+        "| think, mean (ms) | server | transport | inside the server, median / p90 (ms) "
+        "| seen by the clients, median (ms) | batches/s | server CPU (ms/batch) |"
+    )
+    print("|---|---|---|---|---|---|---|")
+    for p, t, c in zip(plain, tls, comparison, strict=True):
+        think = f"{1e3 * p['think_seconds']:g}"
+        for name, key in (("vQPU, null backend", None), ("do-nothing HTTP (floor)", "floor")):
+            for transport, point in (("plain", p), ("TLS", t)):
+                row = point if key is None else point[key]
+                print(
+                    f"| {think} | {name} | {transport} "
+                    f"| {row['server_median_ms']:.2f} / {row['server_p90_ms']:.2f} "
+                    f"| {row['median_ms']:.2f} | {row['batches_per_second']:.0f} "
+                    f"| {row['server_cpu_ms_per_batch']:.2f} |"
+                )
+        print(
+            f"TLS - plain at think {think} ms: inside the server {c['server_median_difference_ms']:+.2f} ms "
+            f"(x{c['server_median_ratio']:.2f}), seen by the clients {c['median_difference_ms']:+.2f} ms "
+            f"(x{c['median_ratio']:.2f}), server CPU {c['server_cpu_ms_per_batch_difference']:+.2f} ms/batch"
+        )
+        print(
+            f"new connection, GET /health, median of {p['connection']['repeats']}: plain "
+            f"{p['connection']['fresh_ms']:.2f} ms (kept {p['connection']['kept_ms']:.2f}), TLS "
+            f"{t['connection']['fresh_ms']:.2f} ms (kept {t['connection']['kept_ms']:.2f}): TLS adds "
+            f"{c['connection_setup_difference_ms']:+.2f} ms per connection"
+        )
 
 
 def print_scale(points: list[dict]) -> None:
@@ -828,6 +1011,16 @@ def main(argv: list[str] | None = None) -> int:
         help="--scale: mean think time of a client between two batches (exponential; one run per value)",
     )
     parser.add_argument(
+        "--tls",
+        action="store_true",
+        help="--scale: serve HTTPS with a throw-away CA (clients at https://localhost:PORT, VQPU_CA)",
+    )
+    parser.add_argument(
+        "--compare-tls",
+        action="store_true",
+        help="--scale: plain HTTP and TLS one after the other per think time, side by side",
+    )
+    parser.add_argument(
         "--batches",
         type=COUNT,
         default=1000,
@@ -841,6 +1034,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--job", help=argparse.SUPPRESS)
     parser.add_argument("--sleep-factor", type=float, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if (args.tls or args.compare_tls) and not args.scale:
+        parser.error("--tls and --compare-tls go with --scale")
     if args.worker:
         worker(args)
         return 0

@@ -30,7 +30,7 @@ from backends.errors import BackendUnavailableError, InvalidParameterError, Unkn
 if TYPE_CHECKING:  # backends.base imports Qiskit (2 s); check_spec must not
     from backends.base import QuantumBackend
 
-__all__ = ["BACKENDS", "SPEC_FORMS", "check_spec", "get_backend", "shared_backend"]
+__all__ = ["BACKENDS", "SPEC_FORMS", "check_spec", "check_vqpu_url", "get_backend", "shared_backend"]
 
 #: Spec prefix -> ``"module:attribute"`` of the factory. A prefix ending in ``-`` takes
 #: the rest of the spec as argument; any other matches ``<prefix>`` or ``<prefix>:...``.
@@ -119,7 +119,18 @@ def _check_null(argument: str, spec: str) -> None:
         )
 
 
-def _check_vqpu(url: str, spec: str) -> None:
+def check_vqpu_url(url: str, spec: str) -> None:
+    """Raise :class:`UnknownBackendError` unless ``url`` is an http(s) address with a host and a valid port.
+
+    Examples
+    --------
+    >>> check_vqpu_url("https://qsrv:8765", "vqpu:https://qsrv:8765")
+    >>> check_vqpu_url("https://:8765", "vqpu:https://:8765")
+    Traceback (most recent call last):
+    ...
+    backends.errors.UnknownBackendError: bad vqpu spec 'vqpu:https://:8765': the URL names no host; \
+expected vqpu:http://host:port
+    """
     if not url.startswith(("http://", "https://")):
         raise UnknownBackendError(
             f"bad vqpu spec {spec!r}: The 'url' parameter must start with http:// or https://. "
@@ -146,7 +157,7 @@ _CHECKS: dict[str, Callable[[str, str], None]] = {
     "iqm-fake": _check_device,
     "iqm": _check_iqm_server,
     "null": _check_null,
-    "vqpu": _check_vqpu,
+    "vqpu": check_vqpu_url,
 }
 
 

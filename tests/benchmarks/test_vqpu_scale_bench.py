@@ -1,4 +1,7 @@
-"""Smoke test of ``vqpu_multiplexing.py --scale``: the vQPU server beside the do-nothing floor server."""
+"""Smoke test of ``vqpu_multiplexing.py --scale``: the vQPU server beside the do-nothing floor server.
+
+Also over TLS beside plain HTTP (``--compare-tls``).
+"""
 
 import importlib.util
 import json
@@ -55,6 +58,54 @@ def test_clients_that_think_send_fewer_batches_per_second(tmp_path):
     assert thinking["batches_total"] == 16 and thinking["window_seconds"] >= 0.61
     assert thinking["batches_per_second"] < 16 / 0.61 < busy["batches_per_second"]
     assert any(line.startswith("| 100 | vQPU, null backend |") for line in result.stdout.splitlines())
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_compare_tls_measures_plain_http_and_tls_side_by_side(tmp_path):
+    command = [sys.executable, str(SCRIPT), "--scale", "--clients", "2", "--batches", "6"]
+    command += ["--compare-tls", "--out", str(tmp_path)]
+    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=280)
+    assert result.returncode == 0, result.stderr[-3000:]
+    lines = result.stdout.strip().splitlines()
+    summary = json.loads(lines[-1])
+    assert lines[0] == "2 client processes x 6 batches, plain HTTP and TLS"
+    assert summary["pinned"] is False and set(summary) == {"pinned", "plain", "tls", "comparison"}
+    (plain,), (tls,) = summary["plain"]["points"], summary["tls"]["points"]
+    rows = {}  # (server, transport) -> the table's cells after them
+    for line in lines:
+        if line.startswith("| 0 |"):
+            cells = [cell.strip() for cell in line.strip("|").split("|")]
+            rows[cells[1], cells[2]] = cells[3:]
+    assert len(rows) == 4
+    for transport, point in (("plain", plain), ("TLS", tls)):
+        for server, row in (("vQPU, null backend", point), ("do-nothing HTTP (floor)", point["floor"])):
+            # every batch of both clients was answered done (a client stops at any other status)
+            assert row["clients"] == 2 and row["batches_total"] == 12 and 6 <= row["batches"] <= 12
+            assert rows[server, transport] == [
+                f"{row['server_median_ms']:.2f} / {row['server_p90_ms']:.2f}",
+                f"{row['median_ms']:.2f}",
+                f"{row['batches_per_second']:.0f}",
+                f"{row['server_cpu_ms_per_batch']:.2f}",
+            ]
+        assert point["connection"]["repeats"] == 20 and point["connection"]["fresh_ms"] > 0
+    (comparison,) = summary["comparison"]
+    assert comparison["think_seconds"] == 0
+    assert comparison["server_median_ratio"] == pytest.approx(
+        tls["server_median_ms"] / plain["server_median_ms"]
+    )
+    assert comparison["median_difference_ms"] == pytest.approx(tls["median_ms"] - plain["median_ms"])
+    difference = f"inside the server {comparison['server_median_difference_ms']:+.2f} ms"
+    assert any(line.startswith(f"TLS - plain at think 0 ms: {difference}") for line in lines)
+
+
+@pytest.mark.timeout(60)
+def test_tls_without_scale_is_refused():
+    result = subprocess.run(
+        [sys.executable, str(SCRIPT), "--compare-tls"], capture_output=True, text=True, timeout=50
+    )
+    assert result.returncode == 2
+    assert result.stderr.splitlines()[-1].endswith("error: --tls and --compare-tls go with --scale")
 
 
 @pytest.mark.timeout(60)

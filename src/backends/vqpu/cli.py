@@ -181,6 +181,12 @@ def _add_batch_limit_arguments(serve: argparse.ArgumentParser) -> None:
         help="batches queued or running (default %(default)s)",
     )
     serve.add_argument(
+        "--batches-per-share",
+        type=_COUNT,
+        help="batches one job may have queued or running per vQPU it holds (vqpu:N is N shares; "
+        "without --slurm-auth every job holds one) (default: no bound per job)",
+    )
+    serve.add_argument(
         "--max-payload",
         type=_COUNT,
         default=8 * 2**20,
@@ -377,6 +383,7 @@ def _limits(args: argparse.Namespace, backend: object) -> Limits:
         max_shots=_max_shots(args.max_shots, backend),
         max_circuits=args.max_circuits,
         max_queue=args.max_queue,
+        max_batches_per_share=args.batches_per_share,
         max_qubits=args.max_qubits,
         max_clbits=args.max_clbits,
         max_instructions=args.max_instructions,

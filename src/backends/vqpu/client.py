@@ -16,12 +16,12 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
 
 from qiskit import QuantumCircuit
 
 from backends.base import BaseBackend, Execution
 from backends.errors import UnknownBackendError
+from backends.registry import check_vqpu_url
 from backends.vqpu.api import VQPUSession
 from backends.vqpu.wire import encode_circuits
 
@@ -107,7 +107,8 @@ class VQPUBackend(BaseBackend):
         ca: str | os.PathLike[str] | None = None,
         **options: Any,
     ) -> None:
-        _check_host(url, name or f"vqpu:{url}")
+        if isinstance(url, str):
+            check_vqpu_url(url, name or url)
         try:
             self.session = VQPUSession(url, token=token, job=job, timeout=timeout, deadline=deadline, ca=ca)
         except ValueError as exc:
@@ -125,23 +126,3 @@ class VQPUBackend(BaseBackend):
     def _execute(self, circuits: list[QuantumCircuit], shots: int, seed: int) -> Execution:
         batch = self.session.execute(encode_circuits(circuits), shots, seed)
         return Execution(batch["counts"], (batch["started"], batch["ended"]))
-
-
-def _check_host(url: str, spec: str) -> None:
-    """Raise :class:`UnknownBackendError` for an http(s) ``url`` without a host or with a bad port.
-
-    Other malformed URLs are left to :class:`~backends.vqpu.api.VQPUSession`'s checks.
-    """
-    if not isinstance(url, str) or not url.startswith(("http://", "https://")):
-        return
-    parts = urlsplit(url)
-    try:
-        parts.port  # noqa: B018 - parsing the port raises on a bad one
-    except ValueError:
-        raise UnknownBackendError(
-            f"bad vqpu spec {spec!r}: the URL's port must be a number in 0..65535"
-        ) from None
-    if not parts.hostname:
-        raise UnknownBackendError(
-            f"bad vqpu spec {spec!r}: the URL names no host; expected vqpu:http://host:port"
-        )

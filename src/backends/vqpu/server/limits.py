@@ -65,6 +65,10 @@ class Limits:
         Most circuits per batch.
     max_queue : int
         Most batches queued or running at once; further submissions get 429.
+    max_batches_per_share : int or None
+        Most batches one job may have queued or running per share it holds (a job
+        holding ``vqpu:N`` under Slurm-bound access has N shares, any other caller one);
+        further submissions of that job get 429 ``job_busy``. None: no bound per job.
     max_qubits : int or None
         Widest circuit, nested definitions included; None means the device's
         ``num_qubits`` (a larger value is lowered to it).
@@ -113,6 +117,7 @@ class Limits:
     max_result_bytes: int = 64 * 2**20
     max_circuits: int = 1_000
     max_queue: int = 1_000
+    max_batches_per_share: int | None = None
     max_qubits: int | None = None
     max_clbits: int = 1_024
     max_instructions: int = 10_000
@@ -124,7 +129,7 @@ class Limits:
 
     def __post_init__(self) -> None:
         for name, value in asdict(self).items():
-            if value is None and name == "max_qubits":
+            if value is None and name in ("max_qubits", "max_batches_per_share"):
                 continue
             if name in _SECONDS:
                 if not _is_positive_seconds(value):

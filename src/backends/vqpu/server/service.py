@@ -39,7 +39,7 @@ from backends.vqpu.server.policies import Policy
 from backends.vqpu.server.report import summarize
 from backends.vqpu.server.sandbox import DecodeWorker
 from backends.vqpu.server.slurm_auth import SlurmAuth
-from backends.vqpu.server.store import Batch, KeyReusedError, QueueFullError, Store
+from backends.vqpu.server.store import Batch, JobBusyError, KeyReusedError, QueueFullError, Store
 from backends.vqpu.server.tokens import Caller, TokenBook
 
 __all__ = ["APIError", "BatchIn", "VQPUService"]
@@ -343,14 +343,22 @@ class VQPUService:
                 seed=seed,
                 submitted=time.time(),
                 max_queue=self.limits.max_queue,
+                max_job_pending=self._job_bound(caller),
             )
         except KeyReusedError as exc:
             raise APIError(409, "key_reused", str(exc)) from None
         except QueueFullError as exc:
             raise APIError(429, "queue_full", str(exc)) from None
+        except JobBusyError as exc:
+            raise APIError(429, "job_busy", str(exc)) from None
         if created:
             self._executor.enqueue(batch)
         return batch.to_json(), created
+
+    def _job_bound(self, caller: Caller) -> int | None:
+        """Most batches ``caller``'s job may have queued or running: its shares x the limit per share."""
+        per_share = self.limits.max_batches_per_share
+        return None if per_share is None else caller.shares * per_share
 
     def _batch_of(self, job: str, batch_id: int) -> Batch:
         """Return batch ``batch_id`` if it belongs to ``job``.

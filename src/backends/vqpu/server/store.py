@@ -46,6 +46,7 @@ __all__ = [
     "ForeignDatabaseError",
     "KeyReusedError",
     "QueueFullError",
+    "JobBusyError",
     "Queued",
     "Store",
     "read_batches",
@@ -199,6 +200,7 @@ class Store(Writer):
         seed: int | None,
         submitted: float,
         max_queue: int | None = None,
+        max_job_pending: int | None = None,
     ) -> tuple[Batch, bool]:
         """Insert a batch, or return the one already accepted under ``(job, key)``.
 
@@ -207,6 +209,9 @@ class Store(Writer):
         max_queue : int, optional
             Refuse a new batch (raise :class:`QueueFullError`) when this many are
             queued or running; a known key is always answered.
+        max_job_pending : int, optional
+            Refuse a new batch of ``job`` (raise :class:`JobBusyError`) when this many of
+            its own are queued or running.
 
         Returns
         -------
@@ -219,6 +224,8 @@ class Store(Writer):
         ------
         QueueFullError
             If the batch is new and ``max_queue`` batches are queued or running.
+        JobBusyError
+            If the batch is new and ``max_job_pending`` of the job's are queued or running.
         KeyReusedError
             If the key is known with another payload, shots or seed (see :meth:`find`).
 
@@ -251,6 +258,12 @@ class Store(Writer):
                 ).fetchone()
                 if pending >= max_queue:
                     raise QueueFullError(pending, max_queue)
+            if max_job_pending is not None:
+                (own,) = conn.execute(
+                    "SELECT count(*) FROM batches WHERE job = ? AND status IN ('queued', 'running')", (job,)
+                ).fetchone()
+                if own >= max_job_pending:
+                    raise JobBusyError(job, own, max_job_pending)
             conn.execute(
                 "INSERT INTO batches (job, user, key, payload, circuits, qubits, shots, seed, submitted) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -464,6 +477,22 @@ class QueueFullError(RuntimeError):
 
     def __init__(self, pending: int, max_queue: int) -> None:
         super().__init__(f"queue is full: {pending} batches waiting, limit {max_queue}; retry later")
+
+
+class JobBusyError(RuntimeError):
+    """A job has as many batches queued or running as its shares allow (answered 429 ``job_busy``).
+
+    Examples
+    --------
+    >>> print(JobBusyError("41", 8, 8))
+    job '41' has 8 batches queued or running, its limit is 8; retry when one has finished
+    """
+
+    def __init__(self, job: str, pending: int, limit: int) -> None:
+        super().__init__(
+            f"job {job!r} has {pending} batches queued or running, its limit is {limit}; "
+            "retry when one has finished"
+        )
 
 
 class KeyReusedError(ValueError):

@@ -18,6 +18,7 @@ def test_defaults():
         "max_result_bytes": 64 * 2**20,
         "max_circuits": 1_000,
         "max_queue": 1_000,
+        "max_batches_per_share": None,
         "max_qubits": None,
         "max_clbits": 1_024,
         "max_instructions": 10_000,

@@ -382,3 +382,23 @@ def test_a_woken_long_poll_is_counted_from_its_notification(service):
 
     counted, done, after = asyncio.run(poll())
     assert counted == 1 and done["status"] == "done" and after == 0
+
+
+def test_a_job_may_have_as_many_batches_pending_as_its_shares_allow(physical, tmp_path):
+    limits = dataclasses.replace(LIMITS, max_queue=100, max_batches_per_share=2)
+    slow = VQPUService(physical, tmp_path / "db.sqlite", limits=limits, latency=2.0)  # batches stay pending
+    try:
+        one, two, other = Caller("41", "ann", "phys", 1), Caller("42", "bob", "chem", 2), Caller("43", "cy")
+        for caller, allowed in ((one, 2), (two, 4), (other, 2)):
+            for i in range(allowed):
+                assert slow.submit(caller, body(key=f"{caller.job}-{i}"))[1]
+            with pytest.raises(APIError) as refused:
+                slow.submit(caller, body(key=f"{caller.job}-more"))
+            assert (refused.value.status, refused.value.code) == (429, "job_busy")
+            assert (
+                f"job {caller.job!r} has {allowed} batches queued or running, its limit is {allowed}"
+                in str(refused.value)
+            )
+        assert slow.submit(one, body(key="41-0"))[1] is False  # a known key is always answered
+    finally:
+        slow.stop()
