@@ -6,7 +6,8 @@ The client side is a plain backend and needs nothing beyond the package's core:
 - :mod:`backends.vqpu.api` - HTTP session with retries and idempotent resubmission;
 - :mod:`backends.vqpu.wire` - circuits as base64 QPY, both ways, and the QPY header;
 - :mod:`backends.vqpu.munge` - MUNGE credentials, a fresh one per request inside a Slurm job;
-- :mod:`backends.vqpu.cli` - the command line (``serve`` needs the ``server`` extra).
+- :mod:`backends.vqpu.cli` - the command line (``serve`` needs the ``server`` extra);
+- :mod:`backends.vqpu.options` - the command line's options, by command and group.
 
 The server, a FastAPI service with its store, executor, sandbox, accounting and report,
 is the subpackage :mod:`backends.vqpu.server`, installed with ``pip install "bbqmis[server]"``.

@@ -1,10 +1,12 @@
 """HTTP session with a vQPU server: submit, long-poll, retry (no qiskit needed).
 
 Connection errors and 5xx answers are retried with exponential backoff until a
-deadline; a submission is always retried with the same idempotency key, so a batch
-runs once however often it is sent. 4xx answers are not retried: they raise
-:class:`VQPURejectedError` carrying the server's message, or its subclass
-:class:`QuotaExceededError` when the job or its user has used its quota.
+deadline, or after the ``Retry-After`` seconds a 503 names (a server in maintenance),
+so a job waits out a maintenance shorter than its deadline; a submission is always
+retried with the same idempotency key, so a batch runs once however often it is sent.
+4xx answers are not retried: they raise :class:`VQPURejectedError` carrying the
+server's message, or its subclass :class:`QuotaExceededError` when the job or its user
+has used its quota.
 """
 
 from __future__ import annotations
@@ -187,6 +189,10 @@ class VQPUSession:
     def request(self, method: str, path: str, **kwargs: Any) -> dict[str, Any]:
         """Send one request, retrying connection errors and 5xx answers until the deadline.
 
+        A 5xx answer with ``Retry-After: S`` (a server in maintenance) is retried after
+        ``S`` seconds (at most until the deadline, where it is tried once more), others
+        after an exponential backoff.
+
         Raises
         ------
         VQPURejectedError
@@ -210,6 +216,7 @@ class VQPUSession:
         give_up = time.monotonic() + self.deadline
         delay = self.backoff
         while True:
+            retry_after: float | None = None
             try:
                 response = self._http.request(method, path, **kwargs)
             except httpx.TransportError as exc:
@@ -229,12 +236,15 @@ class VQPUSession:
                     rejected = QuotaExceededError if code == "quota_exceeded" else VQPURejectedError
                     raise rejected(response.status_code, code, body.get("detail", ""))
                 problem = f"{response.status_code}: {body.get('detail', '')}"
-            if time.monotonic() + delay > give_up:
+                retry_after = _retry_after(response.headers.get("retry-after", ""))
+            now = time.monotonic()
+            if now >= give_up or (retry_after is None and now + delay > give_up):
                 raise BackendConnectionError(
                     f"vQPU server {self.url} failed for {self.deadline:.0f} s: {problem}"
                 )
-            time.sleep(delay)
-            delay = min(2 * delay, 2.0)
+            # the server says when (maintenance): that long, up to the deadline; else the backoff
+            time.sleep(delay if retry_after is None else min(retry_after, give_up - now))
+            delay = delay if retry_after is not None else min(2 * delay, 2.0)
 
     def health(self) -> dict[str, Any]:
         """``GET /health``: backend name, ``num_qubits`` and limits.
@@ -332,6 +342,18 @@ class VQPUSession:
                 raise QuotaExceededError(403, "quota_exceeded", reason.removeprefix("quota_exceeded: "))
             raise BackendError(f"vQPU batch {batch['id']} failed on the server: {reason}")
         return batch
+
+
+def _retry_after(header: str) -> float | None:
+    """Seconds a ``Retry-After`` header asks to wait (delta-seconds only), or None.
+
+    >>> _retry_after("5"), _retry_after(" 0 "), _retry_after("")
+    (5.0, 0.0, None)
+    >>> _retry_after("Wed, 21 Oct 2015 07:28:00 GMT") is None  # a date: the backoff decides
+    True
+    """
+    header = header.strip()
+    return float(header) if header.isdigit() and len(header) < 10 else None
 
 
 def _server_seconds(header: str) -> float | None:

@@ -1,4 +1,4 @@
-"""Command line of the vQPU: ``serve``, ``report`` and ``probe``.
+"""Command line of the vQPU: ``serve``, ``report``, ``probe`` and ``maintenance``.
 
 Run ``python -m backends.vqpu --help`` for examples.
 """
@@ -20,12 +20,21 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from backends.errors import BackendError
-from backends.utils.arguments import CommandParser, integer, real
-from backends.vqpu.server.limits import SQLITE_INT_MAX, Limits, backend_max_shots
+from backends.utils.arguments import CommandParser
+from backends.vqpu.options import (
+    add_maintenance_arguments,
+    add_probe_arguments,
+    add_report_arguments,
+    add_serve_arguments,
+)
+from backends.vqpu.server.limits import Limits, backend_max_shots
 from backends.vqpu.server.network import check_exposure, tls_options
 
 if TYPE_CHECKING:
+    from backends.base import QuantumBackend
     from backends.vqpu.server.accounting import Ledger
+    from backends.vqpu.server.maintenance import Maintenance
+    from backends.vqpu.server.shares import AccountBook
     from backends.vqpu.server.slurm_auth import SlurmAuth
 
 __all__ = ["main"]
@@ -45,16 +54,9 @@ examples:
       --policy round-robin --max-wait 30 --user-quota 600
   # accounting: per-user and per-job tables, CSV for billing, JSON and figures
   python -m backends.vqpu report --db vqpu.sqlite --csv jobs.csv --json report.json --figures figures/
+  # maintenance: no batch starts, clients wait (503 Retry-After), nothing accepted is lost; then 'off'
+  python -m backends.vqpu maintenance on --db vqpu.sqlite --reason "cryostat warm-up"
 """
-
-
-#: Argument types: counts up to SQLite's 64-bit integers, seconds up to about 31 years.
-_COUNT = integer(1, SQLITE_INT_MAX)
-_SECONDS = real(0.0, 1e9)
-_POSITIVE_SECONDS = real(1e-3, 1e9)
-#: Widest probe circuit: far beyond any device, yet built in about a second (qiskit would
-#: try to allocate a register of any width first, and fail only at 2**32 qubits).
-_MAX_PROBE_QUBITS = 2**16
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -70,205 +72,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", required=True, parser_class=CommandParser)
     for name, help, add_arguments in (
-        ("serve", "run the server", _add_serve_arguments),
-        ("report", "accounting of a run", _add_report_arguments),
-        ("probe", "run a small GHZ circuit through the vQPU client", _add_probe_arguments),
+        ("serve", "run the server", add_serve_arguments),
+        ("report", "accounting of a run", add_report_arguments),
+        ("probe", "run a small GHZ circuit through the vQPU client", add_probe_arguments),
+        ("maintenance", "put the vQPU in maintenance or take it out of it", add_maintenance_arguments),
     ):
         command = commands.add_parser(
             name, help=help, epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter
         )
         add_arguments(command)
     return parser
-
-
-def _add_serve_arguments(serve: argparse.ArgumentParser) -> None:
-    """Options of ``serve``; the limits default to those of :class:`~backends.vqpu.server.limits.Limits`."""
-    _add_server_arguments(serve)
-    _add_access_arguments(serve)
-    _add_batch_limit_arguments(serve)
-    _add_resource_limit_arguments(serve)
-    serve.add_argument(
-        "--docs", action="store_true", help="serve /docs, /redoc and /openapi.json (public, no token)"
-    )
-    serve.add_argument(
-        "--threads",
-        type=_COUNT,
-        default=1,
-        help="OpenMP threads of a simulator backend (default %(default)s: batches run one at a time, and "
-        "idle spinning threads would steal cores from the server and its clients)",
-    )
-
-
-def _add_server_arguments(serve: argparse.ArgumentParser) -> None:
-    """Options of ``serve`` naming the device, the address, the tokens, the scheduling and the database."""
-    serve.add_argument("--backend", required=True, help="physical backend spec, e.g. aer, iqm-fake:adonis")
-    serve.add_argument("--port", type=integer(1, 65535), required=True, help="TCP port (0 < P < 65536)")
-    serve.add_argument("--host", default="127.0.0.1", help="address to bind (default %(default)s)")
-    serve.add_argument(
-        "--token-file", help="file with one 'name token [user]' line per job; absent: open mode"
-    )
-    serve.add_argument(
-        "--policy",
-        choices=("fifo", "round-robin"),
-        default="fifo",
-        help="order of the queued batches: arrival order, or fair share between jobs (default %(default)s)",
-    )
-    serve.add_argument(
-        "--max-wait", type=_SECONDS, help="seconds after which a waiting batch goes first (default: no bound)"
-    )
-    serve.add_argument(
-        "--job-quota", type=_SECONDS, help="device seconds each job (token) may use (default: no quota)"
-    )
-    serve.add_argument(
-        "--user-quota",
-        type=_SECONDS,
-        help="device seconds each user may use over all jobs (default: no quota)",
-    )
-    serve.add_argument("--db", default="vqpu.sqlite", help="SQLite accounting database (default %(default)s)")
-    serve.add_argument(
-        "--latency",
-        type=_SECONDS,
-        default=0.0,
-        help="emulated device seconds per circuit (default %(default)s)",
-    )
-
-
-def _add_access_arguments(serve: argparse.ArgumentParser) -> None:
-    """Options of ``serve`` on who may connect and how: TLS, Slurm-bound access, open mode."""
-    group = serve.add_argument_group("access (docs/howto/vqpu-admin.md)")
-    group.add_argument("--tls-cert", metavar="FILE", help="serve HTTPS with this certificate chain (PEM)")
-    group.add_argument("--tls-key", metavar="FILE", help="the private key of --tls-cert (PEM)")
-    group.add_argument(
-        "--slurm-auth",
-        action="store_true",
-        help="admit only MUNGE credentials of running Slurm jobs that hold the vQPU resource",
-    )
-    group.add_argument(
-        "--slurm-resource", default="vqpu", help="licence or GRES name of a vQPU (default %(default)s)"
-    )
-    group.add_argument(
-        "--slurm-poll",
-        type=real(0.05, 60.0),
-        default=1.0,
-        help="seconds between reads of Slurm's running jobs: how long an ended job is still admitted "
-        "(default %(default)s)",
-    )
-    group.add_argument("--munge-socket", help="munged's socket (default: MUNGE_SOCKET, else MUNGE's default)")
-    group.add_argument("--instance", help="this server's name in credentials (default: HOST:PORT)")
-    group.add_argument(
-        "--insecure-open",
-        action="store_true",
-        help="allow open mode (no authentication) on an address beyond loopback: anyone who reaches "
-        "the port may submit",
-    )
-
-
-def _add_batch_limit_arguments(serve: argparse.ArgumentParser) -> None:
-    """Options of ``serve`` limiting what one batch may ask: shots, circuits, sizes, queue."""
-    serve.add_argument(
-        "--max-shots",
-        type=_COUNT,
-        help="shots per circuit; more than the backend's own limit (1000000 for aer and null) is refused "
-        f"(default: {Limits.max_shots}, or the backend's limit if lower)",
-    )
-    serve.add_argument(
-        "--max-circuits", type=_COUNT, default=1_000, help="circuits per batch (default %(default)s)"
-    )
-    serve.add_argument(
-        "--max-queue",
-        type=_COUNT,
-        default=1_000,
-        help="batches queued or running (default %(default)s)",
-    )
-    serve.add_argument(
-        "--batches-per-share",
-        type=_COUNT,
-        help="batches one job may have queued or running per vQPU it holds (vqpu:N is N shares; "
-        "without --slurm-auth every job holds one) (default: no bound per job)",
-    )
-    serve.add_argument(
-        "--max-payload",
-        type=_COUNT,
-        default=8 * 2**20,
-        help="request body bytes (default %(default)s)",
-    )
-    serve.add_argument(
-        "--max-result-bytes",
-        type=_COUNT,
-        default=64 * 2**20,
-        help="bytes the counts of one batch may take as JSON; a batch that could exceed it is "
-        "refused with 422 (default %(default)s)",
-    )
-    serve.add_argument("--max-qubits", type=_COUNT, help="default: the backend's qubits")
-    serve.add_argument("--max-clbits", type=_COUNT, default=1_024, help="per circuit (default %(default)s)")
-    serve.add_argument(
-        "--max-instructions", type=_COUNT, default=10_000, help="per circuit (default %(default)s)"
-    )
-
-
-def _add_resource_limit_arguments(serve: argparse.ArgumentParser) -> None:
-    """Options of ``serve`` limiting the server's decoder and connections."""
-    serve.add_argument(
-        "--max-decode-bytes",
-        type=_COUNT,
-        default=2**30,
-        help="memory the decoder process may use for one batch (default %(default)s)",
-    )
-    serve.add_argument(
-        "--max-decode-seconds",
-        type=_POSITIVE_SECONDS,
-        default=10.0,
-        help="time the decoder process may use for one batch (default %(default)s)",
-    )
-    serve.add_argument(
-        "--max-read-seconds",
-        type=_POSITIVE_SECONDS,
-        default=10.0,
-        help="time a client has to send a request head, and again its body (default %(default)s)",
-    )
-    serve.add_argument(
-        "--max-connections",
-        type=_COUNT,
-        default=512,
-        help="connections and requests at once, 503 beyond (default %(default)s)",
-    )
-    serve.add_argument(
-        "--max-head-bytes",
-        type=_COUNT,
-        default=64 * 2**10,
-        help="bytes of a request head (request line and headers), 431 beyond (default %(default)s)",
-    )
-
-
-def _add_report_arguments(report: argparse.ArgumentParser) -> None:
-    """Options of ``report``."""
-    report.add_argument("--db", required=True, help="the server's SQLite database")
-    report.add_argument("--json", help="write the summary as JSON to this file")
-    report.add_argument("--csv", help="write one row per job (user, seconds, circuits, shots) to this file")
-    report.add_argument("--figures", help="write timeline.png and jobs.png into this directory")
-
-
-def _add_probe_arguments(probe: argparse.ArgumentParser) -> None:
-    """Options of ``probe``."""
-    probe.add_argument("--url", required=True, help="server address, http://127.0.0.1:PORT")
-    probe.add_argument("--shots", type=_COUNT, default=100, help="shots (default %(default)s)")
-    probe.add_argument(
-        "--qubits",
-        type=integer(1, _MAX_PROBE_QUBITS),
-        default=2,
-        help="GHZ width (default %(default)s)",
-    )
-    probe.add_argument(
-        "--repeat", type=_COUNT, default=1, help="circuits run one after another (default %(default)s)"
-    )
-    probe.add_argument(
-        "--sleep-factor",
-        type=real(0.0, 1e3),
-        default=0.0,
-        help="sleep A x quantum time after each run (default %(default)s)",
-    )
-    probe.add_argument("--seed", type=integer(0, SQLITE_INT_MAX))
-    probe.add_argument("--token", help="job token (default: environment VQPU_TOKEN)")
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -300,14 +113,9 @@ def _serve(args: argparse.Namespace) -> int:
         ) from None
     from backends import get_backend
 
-    if args.slurm_auth and args.token_file:
-        raise ValueError("--slurm-auth and --token-file are two ways to authenticate: give one")
-    tls = tls_options(args.tls_cert, args.tls_key)
-    authenticated = bool(args.slurm_auth or args.token_file)
-    warning = check_exposure(
-        args.host, authenticated=authenticated, tls=bool(tls), insecure_open=args.insecure_open
-    )
+    tls, authenticated, warning = _access(args)
     tokens = _opened("--token-file", args.token_file, TokenBook) if args.token_file else None
+    accounts = _account_book(args.account_quotas)
     backend = get_backend(args.backend)
     limits = _limits(args, backend)
     sock = _bind(args.host, args.port)
@@ -323,8 +131,14 @@ def _serve(args: argparse.Namespace) -> int:
                 warnings=[warning] if warning else [],
                 latency=args.latency,
                 limits=limits,
-                policy=Policy(args.policy, args.max_wait),
-                quotas=Quotas(job_seconds=args.job_quota, user_seconds=args.user_quota),
+                policy=Policy(
+                    args.policy,
+                    args.max_wait,
+                    half_life=args.fair_share_half_life,
+                    shares=accounts.share if accounts else None,
+                ),
+                quotas=Quotas(job_seconds=args.job_quota, user_seconds=args.user_quota, accounts=accounts),
+                maintenance=_maintenance(args, backend),
             ),
         )
         _log_start(
@@ -334,12 +148,57 @@ def _serve(args: argparse.Namespace) -> int:
             limits=limits,
             backend_name=backend.name,
         )
-        app = create_app(service, docs=args.docs)
         config = uvicorn_config(
-            app, limits, host=args.host, port=args.port, access_log=False, log_level="info", **tls
-        )
+            create_app(service, docs=args.docs), limits, host=args.host, port=args.port, access_log=False,
+            log_level="info", **tls,
+        )  # fmt: skip
         with _usage_in_slurm(slurm, service.ledger):
             uvicorn.Server(config).run(sockets=[sock])
+    return 0
+
+
+def _account_book(path: str | None) -> AccountBook | None:
+    """The ``--account-quotas`` file, read and checked before the server starts (None without one)."""
+    from backends.vqpu.server.shares import AccountBook
+
+    return _opened("--account-quotas", path, AccountBook) if path else None
+
+
+def _access(args: argparse.Namespace) -> tuple[dict[str, str], bool, str | None]:
+    """``serve``'s TLS options, whether it authenticates callers, and its exposure warning.
+
+    Raises
+    ------
+    ValueError
+        For two ways of authenticating, half of the TLS options, or open mode beyond loopback.
+    """
+    if args.slurm_auth and args.token_file:
+        raise ValueError("--slurm-auth and --token-file are two ways to authenticate: give one")
+    tls = tls_options(args.tls_cert, args.tls_key)
+    authenticated = bool(args.slurm_auth or args.token_file)
+    warning = check_exposure(
+        args.host, authenticated=authenticated, tls=bool(tls), insecure_open=args.insecure_open
+    )
+    return tls, authenticated, warning
+
+
+def _maintenance(args: argparse.Namespace, backend: QuantumBackend) -> Maintenance:
+    """``serve``'s maintenance: the flag next to ``--db``, probes of ``backend``, Slurm's hold."""
+    from backends.vqpu.server import maintenance as m
+    from backends.vqpu.server.slurm_hold import SlurmHold
+
+    hold = SlurmHold(args.slurm_resource) if args.slurm_auth else None
+    probe = m.probe_device(backend)
+    return m.Maintenance(
+        flag=m.flag_path(args.db), probe=probe, probe_interval=args.probe_interval, hold=hold
+    )
+
+
+def _maintenance_command(args: argparse.Namespace) -> int:
+    """``maintenance on|off|status``: write, remove or show the flag the server of ``--db`` reads."""
+    from backends.vqpu.server.maintenance import switch
+
+    print(_opened("--db", args.db, lambda db: switch(db, args.action, args.reason)))
     return 0
 
 
@@ -570,7 +429,8 @@ def main(argv: list[str] | None = None) -> int:
     """Run the command line; return the exit code (2 on bad input, with a one-line reason)."""
     args = build_parser().parse_args(argv)
     try:
-        return {"serve": _serve, "report": _report, "probe": _probe}[args.command](args)
+        commands = {"serve": _serve, "report": _report, "probe": _probe, "maintenance": _maintenance_command}
+        return commands[args.command](args)
     except (ValueError, FileNotFoundError) as exc:
         print(f"python -m backends.vqpu {args.command}: error: {exc}", file=sys.stderr)
         return 2

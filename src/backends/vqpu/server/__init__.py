@@ -10,13 +10,16 @@ Its dependencies (FastAPI, uvicorn, prometheus-client) come with the ``server`` 
 - :mod:`~backends.vqpu.server.callers` - who is asking: the job and user of a request;
 - :mod:`~backends.vqpu.server.admission` - a submission's body and the limits it must keep;
 - :mod:`~backends.vqpu.server.executor` - the executor thread that runs batches one at a time;
+- :mod:`~backends.vqpu.server.maintenance` - maintenance: the admin's flag, a device down, Slurm's hold;
 - :mod:`~backends.vqpu.server.gate` - requests before batches: the executor waits for the requests in hand;
 - :mod:`~backends.vqpu.server.policies` - scheduling policies: FIFO, round-robin, waiting-time bound;
 - :mod:`~backends.vqpu.server.accounting` - usage per job and per user, quotas of quantum seconds;
+- :mod:`~backends.vqpu.server.shares` - the account file (quotas, shares), decayed usage, fair-share factors;
 - :mod:`~backends.vqpu.server.metrics` - ``/metrics`` in the Prometheus text format;
 - :mod:`~backends.vqpu.server.network` - where the server may listen: no open mode beyond loopback, TLS;
 - :mod:`~backends.vqpu.server.slurm_auth` - Slurm-bound access: MUNGE credentials of running jobs;
 - :mod:`~backends.vqpu.server.slurm_jobs` - the running jobs holding a vQPU, polled from ``squeue``;
+- :mod:`~backends.vqpu.server.slurm_hold` - the Slurm reservation of the vQPU licences during maintenance;
 - :mod:`~backends.vqpu.server.slurm_accounting` - each job's usage in its Slurm record (``sacct``);
 - :mod:`~backends.vqpu.server.tokens` - per-job tokens (and the users billed) read from a file;
 - :mod:`~backends.vqpu.server.limits` - what one request may ask of the server;

@@ -1,8 +1,9 @@
-"""Accounting an HPC centre can bill from, and quotas of quantum seconds per job and per user.
+"""Accounting an HPC centre can bill from, and quotas of quantum seconds per job, user and account.
 
 A job is one token (one Slurm job); a user owns any number of jobs (the third field of
-the token file, see :mod:`backends.vqpu.server.tokens`). For each, over its batches that
-started:
+the token file, see :mod:`backends.vqpu.server.tokens`); under ``--slurm-auth`` each
+job also belongs to a Slurm account, whose quota comes from the account file
+(:mod:`backends.vqpu.server.shares`). For each, over its batches that started:
 
 - ``quantum_seconds``: device execution only (plus the emulated ``--latency``);
 - ``transpile_seconds``: decoding and transpiling on the server's CPU, recorded apart;
@@ -13,7 +14,8 @@ started:
 
 :class:`Ledger` keeps these sums in memory while the server runs, so a quota check or
 a ``/metrics`` scrape costs nothing per batch; at start it is rebuilt from the store by
-one SQLite query (:meth:`Ledger.of_store`), in memory per job and user, not per batch.
+one SQLite query (:meth:`Ledger.of_store`), in memory per job, user and account, not
+per batch.
 :func:`usage_by` computes the same from stored batches (``report``).
 
 >>> quotas = Quotas(job_seconds=10.0)
@@ -29,9 +31,11 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, fields
+from dataclasses import InitVar, dataclass, fields
+from typing import ClassVar
 
 from backends.utils.validation import check_nonnegative
+from backends.vqpu.server.shares import AccountBook, AccountsUnavailableError
 from backends.vqpu.server.store import Batch, Store
 from backends.vqpu.server.tokens import Caller
 
@@ -129,24 +133,24 @@ def usage_by(batches: Iterable[Batch], key: Callable[[Batch], str]) -> dict[str,
     return dict(sorted(totals.items()))
 
 
-#: The sums of :func:`usage_of` over the finished batches of each job and user.
+#: The sums of :func:`usage_of` over the finished batches of each job, user and account.
 _FINISHED_USAGE = """
-SELECT job, user, count(*),
+SELECT job, user, account, count(*),
        sum(CASE WHEN status = 'done' THEN circuits ELSE 0 END),
        sum(CASE WHEN status = 'done' THEN circuits * shots ELSE 0 END),
        total(quantum_seconds), total(transpile_seconds), total(started - submitted)
 FROM batches WHERE status IN ('done', 'failed') AND started IS NOT NULL
-GROUP BY job, user
+GROUP BY job, user, account
 """
 
 
 class Ledger:
-    """Usage per job and per user while the server runs; thread-safe.
+    """Usage per job, per user and per account while the server runs; thread-safe.
 
     Parameters
     ----------
     usage : iterable of (Caller, Usage), optional
-        Usage to start from, charged to each caller's job and user.
+        Usage to start from, charged to each caller's job, user and account.
 
     Examples
     --------
@@ -159,6 +163,7 @@ class Ledger:
         self._lock = threading.Lock()
         self.jobs: dict[str, Usage] = {}
         self.users: dict[str, Usage] = {}
+        self.accounts: dict[str, Usage] = {}  # "" for callers without a Slurm account
         for caller, used in usage:
             self.charge(caller, used)
 
@@ -168,7 +173,7 @@ class Ledger:
 
         Batches still queued or running are charged when they finish. SQLite sums the
         batches (:func:`usage_of` of each), so the ledger takes memory and time per
-        job and user, not per batch stored.
+        job, user and account, not per batch stored.
 
         Examples
         --------
@@ -177,21 +182,23 @@ class Ledger:
         >>> folder = tempfile.TemporaryDirectory()
         >>> store = Store(Path(folder.name) / "vqpu.db")
         >>> batch, _ = store.accept(job="j", user="al", key="k", payload=b"qpy", circuits=2,
-        ...                         qubits=2, shots=10, seed=None, submitted=1.0)
+        ...                         qubits=2, shots=10, seed=None, submitted=1.0, account="phys")
         >>> _ = store.start(batch.id, started=3.0)
         >>> store.finish(batch.id, ended=4.0, quantum_seconds=0.5, counts=[{"0": 10}, {"1": 10}])
         >>> Ledger.of_store(store).jobs["j"]
         Usage(batches=1, circuits=2, shots=20, quantum_seconds=0.5, transpile_seconds=0.0, queue_seconds=2.0)
+        >>> Ledger.of_store(store).accounts["phys"].quantum_seconds
+        0.5
         >>> store.close(); folder.cleanup()
         """
         rows = store.query(_FINISHED_USAGE)
         return cls(
-            (Caller(job, user), Usage(batches, circuits, shots, quantum, transpile, queue))
-            for job, user, batches, circuits, shots, quantum, transpile, queue in rows
+            (Caller(job, user, account), Usage(batches, circuits, shots, quantum, transpile, queue))
+            for job, user, account, batches, circuits, shots, quantum, transpile, queue in rows
         )
 
     def charge(self, caller: Caller, usage: Usage) -> None:
-        """Add ``usage`` to the job and the user of ``caller``.
+        """Add ``usage`` to the job, the user and the account of ``caller``.
 
         Examples
         --------
@@ -204,6 +211,7 @@ class Ledger:
         with self._lock:
             self.jobs.setdefault(caller.job, Usage()).add(usage)
             self.users.setdefault(caller.user, Usage()).add(usage)
+            self.accounts.setdefault(caller.account, Usage()).add(usage)
 
     def quantum_seconds(self, caller: Caller) -> tuple[float, float]:
         """Quantum seconds used so far by the job and by the user of ``caller``.
@@ -219,6 +227,21 @@ class Ledger:
         with self._lock:
             job, user = self.jobs.get(caller.job), self.users.get(caller.user)
             return (job.quantum_seconds if job else 0.0, user.quantum_seconds if user else 0.0)
+
+    def account_seconds(self, account: str) -> float:
+        """Quantum seconds used so far by the jobs of ``account``.
+
+        Examples
+        --------
+        >>> ledger = Ledger()
+        >>> ledger.charge(Caller("j1", "al", "phys"), Usage(quantum_seconds=0.5))
+        >>> ledger.charge(Caller("j2", "bo", "phys"), Usage(quantum_seconds=0.25))
+        >>> ledger.account_seconds("phys"), ledger.account_seconds("chem")
+        (0.75, 0.0)
+        """
+        with self._lock:
+            used = self.accounts.get(account)
+            return used.quantum_seconds if used else 0.0
 
     def snapshot(self) -> tuple[dict[str, Usage], dict[str, Usage]]:
         """Copies of the usage per job and per user.
@@ -239,10 +262,10 @@ class Ledger:
 
 @dataclass(frozen=True)
 class Quotas:
-    """Quantum seconds each job (token) and each user may use; None means no quota.
+    """Quantum seconds each job (token), each user and each Slurm account may use; None means no quota.
 
-    A batch is refused once its job or user has used its quota (so the last batch that
-    is let in may overrun it by its own quantum time).
+    A batch is refused once its job, user or account has used its quota (so the last
+    batch that is let in may overrun it by its own quantum time).
 
     Parameters
     ----------
@@ -250,6 +273,10 @@ class Quotas:
         Quota of every job, in device seconds.
     user_seconds : float or None
         Quota of every user, summed over the user's jobs, in device seconds.
+    accounts : AccountBook or None
+        The account file (:mod:`backends.vqpu.server.shares`): the quota of each Slurm
+        account, summed over its jobs. Callers without an account have no account
+        quota. Kept out of the dataclass fields, so ``asdict`` shows the two above.
 
     Raises
     ------
@@ -268,14 +295,31 @@ class Quotas:
 
     job_seconds: float | None = None
     user_seconds: float | None = None
+    accounts: InitVar[AccountBook | None] = None
+    #: The account file given as ``accounts`` (an instance attribute; None without one).
+    account_book: ClassVar[AccountBook | None] = None
 
-    def __post_init__(self) -> None:
+    def __post_init__(self, accounts: AccountBook | None) -> None:
         for name in ("job_seconds", "user_seconds"):
             if (value := getattr(self, name)) is not None:
                 check_nonnegative(value, name)
+        object.__setattr__(self, "account_book", accounts)
+
+    def unavailable(self) -> str | None:
+        """Why the account file is unusable now (every submission is refused meanwhile), or None.
+
+        Examples
+        --------
+        >>> Quotas().unavailable() is None
+        True
+        """
+        return None if self.account_book is None else self.account_book.problem()
 
     def refusal(self, caller: Caller, ledger: Ledger) -> str | None:
         """The reason to refuse a batch of ``caller``, or None if its quotas allow it.
+
+        While the account file is unusable every caller with an account is refused
+        (fail closed), with the file's problem as the reason.
 
         Examples
         --------
@@ -297,5 +341,21 @@ class Quotas:
             return (
                 f"user {caller.user!r} used {user_used:.6g} quantum seconds, "
                 f"the quota is {self.user_seconds:g} s"
+            )
+        return self._account_refusal(caller, ledger)
+
+    def _account_refusal(self, caller: Caller, ledger: Ledger) -> str | None:
+        """The reason to refuse ``caller`` over its account's quota (or an unusable file), or None."""
+        if self.account_book is None or not caller.account:
+            return None
+        try:
+            quota = self.account_book.terms(caller.account).seconds
+        except AccountsUnavailableError as exc:
+            return str(exc)
+        used = ledger.account_seconds(caller.account)
+        if quota is not None and used >= quota:
+            return (
+                f"account {caller.account!r} used {used:.6g} quantum seconds, "
+                f"the account's quota is {quota:g} s"
             )
         return None

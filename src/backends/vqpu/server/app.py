@@ -24,7 +24,13 @@ in open mode; errors are JSON ``{"error": code, "detail": message}``):
     The batch, waiting up to ``S`` seconds (long poll) for it to finish; once
     ``status`` is ``done`` it carries ``counts`` and the execution's timestamps.
 ``GET /health``
-    ``status``, ``backend``, ``num_qubits``, the limits, the policy and the quotas.
+    ``status``, ``backend``, ``num_qubits``, the limits, the policy and the quotas;
+    ``maintenance`` (bool), ``maintenance_reason`` and ``maintenance_since`` (epoch seconds).
+
+In maintenance (:mod:`backends.vqpu.server.maintenance`: the admin's flag file, or a device
+that stopped answering) ``POST /batches`` and ``GET /batches/{id}`` of an unfinished batch
+are answered 503 ``maintenance`` with ``Retry-After: S``; the batches accepted stay queued
+and run after it, and finished batches are still answered with their results.
 ``GET /status``
     JSON: queue length, busy seconds, occupancy so far, batches done and failed.
 ``GET /metrics``
@@ -441,8 +447,8 @@ def _submission_answer(service: VQPUService) -> Answer:
                 view, created = await asyncio.to_thread(service.submit, job, body)
             if wait > 0:  # submit and result in one round trip
                 view = await service.result(job.job, view["id"], wait)
-        except APIError as exc:
-            return _error(exc.status, exc.code, exc.detail)
+        except APIError as exc:  # its headers too: Retry-After in maintenance
+            return _error(exc.status, exc.code, exc.detail, exc.headers)
         # JSONResponse directly: the views are plain JSON, FastAPI's encoder would only cost time
         return JSONResponse(view, status_code=202 if created else 200)
 

@@ -4,19 +4,19 @@ Schema (one row per accepted batch)::
 
     batches(id, job, key, payload, circuits, qubits, shots, seed, status,
             submitted, started, ended, quantum_seconds, runs, result, error, fetched,
-            user, transpile_seconds)
+            user, transpile_seconds, account)
 
 ``status`` is ``queued``, ``running``, ``done`` or ``failed``; timestamps are epoch
 seconds (``time.time()``); ``result`` is the JSON list of counts; ``runs`` counts how
 often the batch was started (more than one only when the server died mid-execution);
 ``fetched`` counts how often its finished (done or failed) result was read by its job;
 ``user`` is who is billed for the job; ``quantum_seconds`` is device execution only,
-``transpile_seconds`` the server's decoding and transpiling before it. Databases of
-earlier versions get the last two columns added when opened for writing
-(:func:`prepare_database`; each job its own user), and read as if they had them
-(:func:`read_batches`). A database holding other tables, or a ``batches`` table of
-another schema, is refused with :class:`ForeignDatabaseError` before anything is
-written to it.
+``transpile_seconds`` the server's decoding and transpiling before it; ``account`` is
+the Slurm account billed (empty without Slurm). Databases of earlier versions get the
+last three columns added when opened for writing (:func:`prepare_database`; each job
+its own user, no account), and read as if they had them (:func:`read_batches`). A
+database holding other tables, or a ``batches`` table of another schema, is refused
+with :class:`ForeignDatabaseError` before anything is written to it.
 """
 
 from __future__ import annotations
@@ -62,18 +62,23 @@ CREATE TABLE IF NOT EXISTS batches (
     fetched INTEGER NOT NULL DEFAULT 0,
     user TEXT NOT NULL DEFAULT '',
     transpile_seconds REAL,
+    account TEXT NOT NULL DEFAULT '',
     UNIQUE (job, key)
 );
 CREATE INDEX IF NOT EXISTS batches_status ON batches (status, id);
 """
 
 #: Columns added since the first schema, with their definitions, for opening older databases.
-ADDED_COLUMNS = {"user": "TEXT NOT NULL DEFAULT ''", "transpile_seconds": "REAL"}
+ADDED_COLUMNS = {
+    "user": "TEXT NOT NULL DEFAULT ''",
+    "transpile_seconds": "REAL",
+    "account": "TEXT NOT NULL DEFAULT ''",
+}
 
 #: The columns of a :class:`~backends.vqpu.server.records.Batch`, in the order of its fields.
 COLUMNS = (
     "id, job, key, circuits, qubits, shots, seed, status, submitted, started, ended, "
-    "quantum_seconds, runs, result, error, fetched, user, transpile_seconds"
+    "quantum_seconds, runs, result, error, fetched, user, transpile_seconds, account"
 )
 
 #: Columns every vQPU ``batches`` table has (the first schema's); others are added when missing.
@@ -172,8 +177,8 @@ def add_missing_columns(conn: sqlite3.Connection) -> None:
     >>> _ = conn.execute("CREATE TABLE batches (id INTEGER, job TEXT)")
     >>> _ = conn.execute("INSERT INTO batches VALUES (1, 'old-job')")
     >>> add_missing_columns(conn)
-    >>> conn.execute("SELECT user, transpile_seconds FROM batches").fetchall()
-    [('old-job', None)]
+    >>> conn.execute("SELECT user, transpile_seconds, account FROM batches").fetchall()
+    [('old-job', None, '')]
     """
     present = {row[1] for row in conn.execute("PRAGMA table_info(batches)")}
     for name, definition in ADDED_COLUMNS.items():
@@ -249,6 +254,8 @@ def read_batches(path: str | Path) -> list[Batch]:
         columns = COLUMNS.replace("user", "user" if "user" in present else "job")
         if "transpile_seconds" not in present:  # a database of an earlier version
             columns = columns.replace("transpile_seconds", "NULL")
+        if "account" not in present:  # no account recorded before this version
+            columns = columns.replace("account", "''")
         return [Batch.from_row(r) for r in conn.execute(f"SELECT {columns} FROM batches ORDER BY id")]
     finally:
         conn.close()

@@ -8,7 +8,12 @@ what it still has to run. A failing batch is marked ``failed`` and the loop goes
 
 Before a batch runs, the quotas of its job and user are checked against the
 :class:`~backends.vqpu.server.accounting.Ledger`; a batch over quota fails with
-``quota_exceeded`` without touching the device. The device time of a batch
+``quota_exceeded`` without touching the device.
+
+While the server is in maintenance (:mod:`backends.vqpu.server.maintenance`) the executor
+starts no batch. A batch whose execution raises a connection-type error (the device stopped
+answering) is not failed: it goes back to the queue, and the server enters maintenance until
+the device answers a probe. The device time of a batch
 (``quantum_seconds``) is the backend's own execution window from its timing record,
 plus the emulated latency; decoding and transpiling are stored apart as
 ``transpile_seconds``.
@@ -26,6 +31,7 @@ from backends.base import QuantumBackend
 from backends.timing import record_timings
 from backends.utils.validation import check_nonnegative
 from backends.vqpu.server.accounting import Ledger, Quotas, usage_of
+from backends.vqpu.server.maintenance import Maintenance, is_device_fault
 from backends.vqpu.server.policies import Policy, RunQueue
 from backends.vqpu.server.store import Batch, Queued, Store
 from backends.vqpu.server.tokens import Caller
@@ -59,6 +65,9 @@ class BatchExecutor:
     wait_turn : callable, optional
         Called on the executor thread before it takes each batch, to let other work go
         first (the server's requests, :mod:`backends.vqpu.server.gate`); default none.
+    maintenance : Maintenance, optional
+        While it is active no batch starts; a device fault puts the batch back in the queue
+        and enters it. Default none: a device fault fails the batch like any error.
 
     Raises
     ------
@@ -97,6 +106,7 @@ class BatchExecutor:
         quotas: Quotas | None = None,
         ledger: Ledger | None = None,
         wait_turn: Callable[[], object] | None = None,
+        maintenance: Maintenance | None = None,
     ) -> None:
         self.backend = backend
         self.store = store
@@ -111,6 +121,9 @@ class BatchExecutor:
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._maintenance = maintenance
+        if maintenance is not None:
+            maintenance.add_listener(self._wake.set)  # its end wakes the loop
 
     @property
     def policy(self) -> Policy:
@@ -177,7 +190,7 @@ class BatchExecutor:
         >>> executor.stop()
         >>> store.close(); folder.cleanup()
         """
-        self._add(Queued(batch.id, batch.job, batch.submitted))
+        self._add(Queued(batch.id, batch.job, batch.submitted, batch.account))
         self._wake.set()
 
     def _add(self, queued: Queued) -> None:
@@ -219,6 +232,9 @@ class BatchExecutor:
             self._wake.clear()  # before the stop check: a stop() after it sets the event again
             if self._stop.is_set():
                 return
+            if self._maintenance is not None and self._maintenance.active:
+                self._wake.wait()
+                continue
             if self._wait_turn is not None:
                 self._wait_turn()
             if (batch_id := self._next()) is None:
@@ -263,7 +279,7 @@ class BatchExecutor:
         if batch is None or batch.status != "queued":
             log.error("batch %d is not queued in the store (%s)", batch_id, batch and batch.status)
             return
-        caller = Caller(batch.job, batch.user)
+        caller = Caller(batch.job, batch.user, batch.account)
         started = time.time()
         payload = self.store.start(batch_id, started)
         if (refusal := self.quotas.refusal(caller, self.ledger)) is not None:
@@ -283,10 +299,20 @@ class BatchExecutor:
                 time.sleep(self.latency * len(circuits))
                 device += self.latency * len(circuits)
         except Exception as exc:  # noqa: BLE001 - the batch fails, the server goes on
+            if self._maintenance is not None and is_device_fault(exc):
+                self._put_back(batch, exc, self._maintenance)
+                return
             log.exception("batch %d failed", batch_id)
             error = f"{type(exc).__name__}: {exc}"
         transpile = max(0.0, time.perf_counter() - tick - device)
         self._finish(batch, started, device, transpile, counts=counts, error=error)
+
+    def _put_back(self, batch: Batch, fault: BaseException, maintenance: Maintenance) -> None:
+        """The device stopped answering: maintenance, and ``batch`` back in the queue, not failed."""
+        log.warning("batch %d goes back to the queue: the device does not answer (%s)", batch.id, fault)
+        maintenance.device_failed(f"{type(fault).__name__}: {fault}")
+        self.store.requeue_interrupted()  # the one running batch: this one
+        self._add(Queued(batch.id, batch.job, batch.submitted, batch.account))
 
     def _finish(
         self,
@@ -314,6 +340,6 @@ class BatchExecutor:
             quantum_seconds=quantum,
             transpile_seconds=transpile,
         )
-        self.ledger.charge(Caller(batch.job, batch.user), usage_of(ran))
+        self.ledger.charge(Caller(batch.job, batch.user, batch.account), usage_of(ran))
         if self._on_finish is not None:
             self._on_finish(batch.id)

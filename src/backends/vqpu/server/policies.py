@@ -9,14 +9,22 @@ Chosen when the server starts (``serve --policy NAME [--max-wait S]``):
     Fair share between jobs: the next batch is the oldest of the job served least
     recently (jobs never served first, in order of their oldest batch), so a light
     job waits for at most one batch of each other job.
-``max_wait`` (with either)
+``fair-share``
+    Fair share between Slurm accounts, as Slurm's multifactor priority computes it:
+    the next batch is the oldest of the account with the highest fair-share factor
+    ``2 ** (-U / S)`` (:func:`~backends.vqpu.server.shares.fair_share_factors`; ``U``
+    its usage decayed with ``half_life``, ``S`` its share from ``shares``, both
+    normalised). An account's usage is the time it held the device: from the pick of
+    its batch to the next pick, or to the moment the queue was found empty.
+``max_wait`` (with any)
     A batch that has waited longer than this many seconds goes first (the longest
     waiting first), so no job's batch waits much beyond the bound, whatever the
     policy would pick. Under ``fifo`` the oldest batch goes first anyway.
 
 A :class:`RunQueue` holds the queued batches and hands them out in the policy's order
 without scanning them: heaps give the next batch in time logarithmic in the queue's
-length, so a long queue does not slow every batch down:
+length (under ``fair-share``, plus linear in the number of accounts with work), so a
+long queue does not slow every batch down:
 
 >>> from backends.vqpu.server.store import Queued
 >>> fifo, fair = RunQueue(Policy("fifo")), RunQueue(Policy("round-robin"))
@@ -31,15 +39,20 @@ from __future__ import annotations
 
 import bisect
 import heapq
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from backends.utils.validation import check_choice, check_nonnegative
+from backends.utils.validation import check_choice, check_interval, check_nonnegative
+from backends.vqpu.server.shares import DecayedUsage, fair_share_factors
 from backends.vqpu.server.store import Queued
 
 __all__ = ["POLICIES", "Policy", "RunQueue"]
 
 #: Names of the scheduling policies.
-POLICIES = ("fifo", "round-robin")
+POLICIES = ("fifo", "round-robin", "fair-share")
+
+#: Default half-life of the usage under ``fair-share``, in seconds.
+HALF_LIFE = 600.0
 
 
 @dataclass(frozen=True)
@@ -48,31 +61,41 @@ class Policy:
 
     Parameters
     ----------
-    name : {"fifo", "round-robin"}
+    name : {"fifo", "round-robin", "fair-share"}
         Base order, see the module docstring.
     max_wait : float or None
         Seconds after which a waiting batch goes first; None for no bound.
+    half_life : float
+        ``fair-share``: seconds after which an account's usage counts half (default
+        :data:`HALF_LIFE`).
+    shares : callable or None
+        ``fair-share``: the share of an account (e.g.
+        :meth:`~backends.vqpu.server.shares.AccountBook.share`); None for equal shares.
 
     Raises
     ------
     InvalidParameterError
-        If ``name`` is not in :data:`POLICIES` or ``max_wait`` is negative or not finite.
+        If ``name`` is not in :data:`POLICIES`, ``max_wait`` is negative or not finite,
+        or ``half_life`` is not a finite number > 0.
 
     Examples
     --------
     >>> Policy("round-robin", max_wait=5).max_wait
     5.0
-    >>> Policy("lifo")
+    >>> Policy("lifo")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    backends.utils.errors.InvalidParameterError: policy must be one of 'fifo', 'round-robin'; got 'lifo'
+    backends.utils.errors.InvalidParameterError: policy must be one of 'fifo', ...; got 'lifo'
     """
 
     name: str
     max_wait: float | None = None
+    half_life: float = HALF_LIFE
+    shares: Callable[[str], float] | None = None
 
     def __post_init__(self) -> None:
         check_choice(self.name, "policy", POLICIES)
+        object.__setattr__(self, "half_life", check_interval(self.half_life, "half_life", 0.0, 1e12))
         if self.max_wait is not None:
             object.__setattr__(self, "max_wait", check_nonnegative(self.max_wait, "max_wait"))
 
@@ -105,6 +128,7 @@ class RunQueue:
     def __init__(self, policy: Policy) -> None:
         self._policy = policy
         self._round_robin = policy.name == "round-robin"
+        self._fair = FairShare(policy) if policy.name == "fair-share" else None
         self._batches: dict[int, Queued] = {}  # id -> batch, every queued batch
         self._jobs: dict[str, list[int]] = {}  # job -> ids of its queued batches, ascending, round-robin
         self._served: dict[str, int] = {}  # job -> turn it was last served in, round-robin
@@ -155,6 +179,8 @@ class RunQueue:
             bisect.insort(ids, batch.id)
             if ids[0] == batch.id:  # the job's oldest batch changed: its key too
                 self._push_turn(batch.job)
+        elif self._fair is not None:
+            self._fair.add(batch)
         else:
             heapq.heappush(self._by_id, batch.id)
         return True
@@ -172,8 +198,9 @@ class RunQueue:
         int or None
             The id of the batch to run next: the longest waiting one if it waited
             beyond ``max_wait``, else the oldest batch of the job served least recently
-            (``round-robin``; jobs never served first, by their oldest batch) or the
-            oldest batch (``fifo``).
+            (``round-robin``; jobs never served first, by their oldest batch), the oldest
+            batch of the account with the highest fair-share factor (``fair-share``) or
+            the oldest batch (``fifo``).
 
         Examples
         --------
@@ -184,14 +211,21 @@ class RunQueue:
         >>> queue.take(now=0.0), queue.take(now=0.0), queue.take(now=0.0), queue.take(now=0.0)
         (1, 3, 2, None)
         """
+        if self._fair is not None:
+            self._fair.release(now)  # the last batch's time ends: its account is charged before the pick
         if not self._batches:
             return None
         chosen = self._overdue(now)
         if chosen is None:
-            chosen = self._oldest_of_least_served() if self._round_robin else self._oldest()
+            if self._fair is not None:
+                chosen = self._fair.pick(self._batches, now)
+            else:
+                chosen = self._oldest_of_least_served() if self._round_robin else self._oldest()
         batch = self._batches.pop(chosen)
         if self._round_robin:
             self._served_one(batch.job, chosen)
+        if self._fair is not None:
+            self._fair.taken(batch, now)
         self._compact()
         return chosen
 
@@ -221,6 +255,8 @@ class RunQueue:
         if len(self._by_turn) > limit:
             self._by_turn = [(self._served.get(job, -1), ids[0], job) for job, ids in self._jobs.items()]
             heapq.heapify(self._by_turn)
+        if self._fair is not None:
+            self._fair.compact(self._batches, limit)
 
     def _oldest(self) -> int:
         while self._by_id[0] not in self._batches:
@@ -244,3 +280,144 @@ class RunQueue:
             if ids and ids[0] == oldest and self._served.get(job, -1) == served:
                 return oldest
             heapq.heappop(self._by_turn)
+
+
+class FairShare:
+    """The ``fair-share`` part of a :class:`RunQueue`: a FIFO heap per account, and decayed usage.
+
+    Not thread-safe (the run queue's caller holds the lock). Memory is linear in the
+    queued batches and the accounts with work or usage not yet decayed away.
+
+    Parameters
+    ----------
+    policy : Policy
+        Its ``half_life`` and ``shares`` (None: every account has share 1).
+
+    Examples
+    --------
+    >>> fair = FairShare(Policy("fair-share", half_life=60.0))
+    >>> fair.add(Queued(1, "j1", 0.0, "phys")); fair.add(Queued(2, "j2", 0.0, "chem"))
+    >>> fair.taken(Queued(1, "j1", 0.0, "phys"), now=0.0)
+    >>> fair.add(Queued(3, "j1", 0.0, "phys"))
+    >>> fair.release(now=10.0)  # phys held the device 10 s
+    >>> fair.factors(now=10.0)  # phys used everything with half the shares: 2 ** (-1 / 0.5)
+    {'chem': 1.0, 'phys': 0.25}
+    """
+
+    def __init__(self, policy: Policy) -> None:
+        self._share = policy.shares or (lambda account: 1.0)
+        self._usage = DecayedUsage(policy.half_life)
+        self._queues: dict[str, list[int]] = {}  # account -> heap of ids, with ids already taken
+        self._live: dict[str, int] = {}  # account -> its batches still queued
+        self._holder: tuple[int, str, float] | None = None  # batch on the device, its account, since
+        self._entries = 0  # ids in the heaps, with those already taken
+
+    def add(self, batch: Queued) -> None:
+        """Queue ``batch`` behind the older batches of its account; a batch put back is not charged.
+
+        Examples
+        --------
+        >>> fair = FairShare(Policy("fair-share"))
+        >>> fair.add(Queued(4, "j", 0.0, "phys")); fair.factors(now=0.0)
+        {'phys': 1.0}
+        """
+        heapq.heappush(self._queues.setdefault(batch.account, []), batch.id)
+        self._entries += 1
+        self._live[batch.account] = self._live.get(batch.account, 0) + 1
+        if self._holder is not None and self._holder[0] == batch.id:
+            self._holder = None  # it did not run: put back, e.g. the device stopped answering
+
+    def pick(self, queued: dict[int, Queued], now: float) -> int:
+        """The oldest queued batch of the account with the highest factor (ties: the oldest batch).
+
+        Examples
+        --------
+        >>> fair = FairShare(Policy("fair-share"))
+        >>> batches = {1: Queued(1, "j", 0.0, "a"), 2: Queued(2, "k", 0.0, "b")}
+        >>> for batch in batches.values():
+        ...     fair.add(batch)
+        >>> fair.pick(batches, now=0.0)  # no usage yet: the oldest batch
+        1
+        """
+        factors = self.factors(now)
+        best: tuple[float, int] | None = None
+        for account, ids in self._queues.items():
+            while ids[0] not in queued:  # taken already (over the waiting-time bound)
+                heapq.heappop(ids)
+                self._entries -= 1
+            if best is None or (-factors[account], ids[0]) < best:
+                best = (-factors[account], ids[0])
+        if best is None:
+            raise LookupError("no account has a batch queued")
+        return best[1]
+
+    def taken(self, batch: Queued, now: float) -> None:
+        """``batch`` leaves the queue for the device at ``now``: its account holds the device from then.
+
+        Examples
+        --------
+        >>> fair = FairShare(Policy("fair-share"))
+        >>> fair.add(Queued(1, "j", 0.0, "a")); fair.taken(Queued(1, "j", 0.0, "a"), now=1.0)
+        >>> fair.factors(now=1.0)  # no account has work left
+        {}
+        """
+        self._live[batch.account] -= 1
+        if not self._live[batch.account]:
+            del self._live[batch.account]
+            self._entries -= len(self._queues.pop(batch.account))  # its stale ids go with it
+        self.release(now)
+        self._holder = (batch.id, batch.account, now)
+
+    def release(self, now: float) -> None:
+        """Charge the account holding the device its time until ``now``; nobody holds it then.
+
+        Examples
+        --------
+        >>> fair = FairShare(Policy("fair-share"))
+        >>> fair.add(Queued(1, "j", 0.0, "a")); fair.add(Queued(2, "k", 0.0, "b"))
+        >>> fair.taken(Queued(1, "j", 0.0, "a"), now=0.0); fair.add(Queued(3, "j", 0.0, "a"))
+        >>> fair.release(now=2.0); fair.release(now=5.0)  # idle from 2 on: charged once
+        >>> fair.factors(now=5.0)  # a used everything, with half of the shares
+        {'a': 0.25, 'b': 1.0}
+        """
+        if self._holder is not None:
+            _, account, since = self._holder
+            self._usage.charge(account, max(0.0, now - since), now=now)
+        self._holder = None
+
+    def compact(self, queued: dict[int, Queued], limit: int) -> None:
+        """Rebuild the heaps from ``queued`` once they hold more than ``limit`` ids (stale ones too).
+
+        Examples
+        --------
+        >>> fair = FairShare(Policy("fair-share"))
+        >>> first, second = Queued(1, "j", 0.0, "a"), Queued(2, "j", 0.0, "a")
+        >>> fair.add(first); fair.add(second)
+        >>> fair.taken(second, now=0.0)  # over the waiting-time bound: 2 stays in the heap
+        >>> fair.compact({1: first}, limit=0)
+        >>> fair._queues
+        {'a': [1]}
+        """
+        if self._entries > limit:
+            self._queues = {account: [] for account in self._queues}
+            for batch in queued.values():
+                self._queues[batch.account].append(batch.id)
+            for ids in self._queues.values():
+                heapq.heapify(ids)
+            self._entries = len(queued)
+
+    def factors(self, now: float) -> dict[str, float]:
+        """The fair-share factor of each account with queued work at ``now``, by account name.
+
+        Shares are normalised over these accounts and those with usage left, usage over
+        every account's (:func:`~backends.vqpu.server.shares.fair_share_factors`).
+
+        Examples
+        --------
+        >>> FairShare(Policy("fair-share")).factors(now=0.0)
+        {}
+        """
+        usage = self._usage.at(now=now)
+        rated = sorted({*self._queues, *usage})
+        factors = fair_share_factors(usage, {account: self._share(account) for account in rated})
+        return {account: factors[account] for account in sorted(self._queues)}

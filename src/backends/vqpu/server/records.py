@@ -44,6 +44,9 @@ class Batch:
         Who is billed for the job.
     transpile_seconds : float or None
         Server seconds spent decoding and transpiling the batch (not device time).
+    account : str
+        The Slurm account billed for the job (empty without Slurm, and for batches
+        stored before accounts were recorded).
 
     Examples
     --------
@@ -70,6 +73,7 @@ class Batch:
     fetched: int
     user: str = ""
     transpile_seconds: float | None = None
+    account: str = ""
 
     @classmethod
     def from_row(cls, row: Sequence[Any]) -> Batch:
@@ -117,14 +121,17 @@ class Batch:
 
 
 class Queued(NamedTuple):
-    """A queued batch as the scheduler sees it: id, job, and acceptance time (epoch seconds).
+    """A queued batch as the scheduler sees it: id, job, acceptance time (epoch seconds) and account.
+
+    The account (empty without Slurm) is what ``--policy fair-share`` shares the device between.
 
     Examples
     --------
-    >>> Queued(3, "job-a", 1.5).job
-    'job-a'
+    >>> Queued(3, "job-a", 1.5).job, Queued(3, "job-a", 1.5, "physics").account
+    ('job-a', 'physics')
     """
 
     id: int
     job: str
     submitted: float
+    account: str = ""

@@ -12,8 +12,9 @@ Definitions (all in seconds, from the batches stored by the server):
 - runtime of a job: its first ``submitted`` to its last ``ended``, as the server sees it.
 
 Billing (:mod:`backends.vqpu.server.accounting`): :func:`usage_tables` prints the usage per
-user and per job (quantum, transpile and queue seconds, batches, circuits, shots) and
-:func:`write_csv` writes one row per job with its user, for the centre's billing.
+Slurm account, per user and per job (quantum, transpile and queue seconds, batches,
+circuits, shots), :func:`write_csv` writes one row per job with its user and account,
+for the centre's billing, and the JSON summary holds the usage per account and user.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import csv
 import functools
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from statistics import fmean
 from typing import TYPE_CHECKING, Any, TextIO
@@ -51,6 +52,7 @@ __all__ = [
 CSV_FIELDS = (
     "job",
     "user",
+    "account",
     "batches",
     "circuits",
     "shots",
@@ -114,6 +116,8 @@ class Summary:
         Run-level metrics.
     jobs : list of JobSummary
         One entry per job, sorted by name.
+    accounts, users : dict of str to Usage
+        Usage per Slurm account (``""``: callers without one) and per user, sorted by name.
 
     Examples
     --------
@@ -135,6 +139,8 @@ class Summary:
     occupancy: float
     mean_queue_seconds: float
     jobs: list[JobSummary]
+    accounts: dict[str, Usage] = field(default_factory=dict)
+    users: dict[str, Usage] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         """Return the summary as JSON-ready nested dicts.
@@ -220,6 +226,8 @@ def summarize(batches: Sequence[Batch], *, until: float | None = None) -> Summar
         occupancy=quantum / span if span > 0 else 0.0,
         mean_queue_seconds=fmean(_queue_times(batches) or [0.0]),
         jobs=jobs,
+        accounts=usage_by(batches, lambda b: b.account),
+        users=usage_by(batches, lambda b: b.user),
     )
 
 
@@ -434,7 +442,10 @@ def write_json(summary: Summary, path: str | Path) -> None:
 
 
 def _usage_table(key: str, usage: Mapping[str, Usage]) -> list[str]:
-    """Rows of a usage table keyed by ``key`` (``user`` or ``job``), then the totals."""
+    """Rows of a usage table keyed by ``key`` (``account``, ``user`` or ``job``), then the totals.
+
+    An empty name (a batch without a Slurm account) is shown as ``-``.
+    """
     total = Usage()
     for row in usage.values():
         total.add(row)
@@ -444,28 +455,36 @@ def _usage_table(key: str, usage: Mapping[str, Usage]) -> list[str]:
     ]
     for name, u in [*usage.items(), ("all", total)]:
         lines.append(
-            f"{name:<24} {u.batches:>8} {u.circuits:>9} {u.shots:>10} {u.quantum_seconds:>10.3f} "
+            f"{name or '-':<24} {u.batches:>8} {u.circuits:>9} {u.shots:>10} {u.quantum_seconds:>10.3f} "
             f"{u.transpile_seconds:>11.3f} {u.queue_seconds:>9.3f}"
         )
     return lines
 
 
 def usage_tables(batches: Sequence[Batch]) -> str:
-    """Render the usage per user and per job as two plain-text tables.
+    """Render the usage per Slurm account, per user and per job as three plain-text tables.
 
     Examples
     --------
-    >>> b = Batch(1, "job-1", "k", 2, 2, 100, None, "done", 0.0, 0.5, 1.5, 1.0, 1, None, None, 1, "ann", 0.1)
-    >>> print(usage_tables([b]).splitlines()[2])
+    >>> b = Batch(1, "job-1", "k", 2, 2, 100, None, "done", 0.0, 0.5, 1.5, 1.0, 1, None, None, 1, "ann", 0.1,
+    ...           "phys")
+    >>> lines = usage_tables([b]).splitlines()
+    >>> print(lines[0]); print(lines[2]); print(lines[7])
+    per account
+    phys                            1         2        200      1.000       0.100     0.500
     ann                             1         2        200      1.000       0.100     0.500
     """
+    accounts = _usage_table("account", usage_by(batches, lambda b: b.account))
     users = _usage_table("user", usage_by(batches, lambda b: b.user))
     jobs = _usage_table("job", usage_by(batches, lambda b: b.job))
-    return "\n".join(["per user", *users, "", "per job", *jobs])
+    return "\n".join(["per account", *accounts, "", "per user", *users, "", "per job", *jobs])
 
 
 def write_csv(batches: Sequence[Batch], path: str | Path) -> None:
     """Write one row per job (columns :data:`CSV_FIELDS`, seconds and epoch seconds) to ``path``.
+
+    The ``account`` column is the job's Slurm account (empty without one), so the rows
+    sum per account as they do per user.
 
     The file is written next to ``path`` and renamed over it, so a reader never sees
     half a file.
@@ -482,10 +501,11 @@ def write_csv(batches: Sequence[Batch], path: str | Path) -> None:
     >>> with tempfile.TemporaryDirectory() as folder:
     ...     write_csv(batches, Path(folder) / "usage.csv")
     ...     rows = list(csv.DictReader((Path(folder) / "usage.csv").open()))
-    >>> [(row["job"], row["user"], row["shots"], row["quantum_seconds"]) for row in rows]
-    [('job-a', 'ann', '100', '1.000000'), ('job-b', 'bob', '100', '1.000000')]
+    >>> [(row["job"], row["user"], row["account"], row["shots"], row["quantum_seconds"]) for row in rows]
+    [('job-a', 'ann', '', '100', '1.000000'), ('job-b', 'bob', '', '100', '1.000000')]
     """
     users = {b.job: b.user for b in batches}
+    accounts = {b.job: b.account for b in batches}
     times = {j.job: j for j in summarize(batches).jobs} if batches else {}
 
     def write(file: TextIO) -> None:
@@ -496,6 +516,7 @@ def write_csv(batches: Sequence[Batch], path: str | Path) -> None:
                 [
                     job,
                     users[job],
+                    accounts[job],
                     u.batches,
                     u.circuits,
                     u.shots,

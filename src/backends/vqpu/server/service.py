@@ -34,6 +34,7 @@ from backends.vqpu.server.errors import APIError
 from backends.vqpu.server.executor import BatchExecutor
 from backends.vqpu.server.gate import IdleGate
 from backends.vqpu.server.limits import MAX_WAIT, SQLITE_INT_MAX, Limits, backend_max_shots
+from backends.vqpu.server.maintenance import Maintenance, probe_device
 from backends.vqpu.server.metrics import Snapshot, render
 from backends.vqpu.server.policies import Policy
 from backends.vqpu.server.report import summarize
@@ -78,6 +79,9 @@ class VQPUService:
         Scheduling policy (:mod:`backends.vqpu.server.policies`); default FIFO.
     quotas : Quotas, optional
         Quantum-second quotas per job and per user; default none.
+    maintenance : Maintenance, optional
+        When the vQPU is in maintenance (:mod:`backends.vqpu.server.maintenance`); default
+        one without an admin flag, probing ``backend`` when it stops answering.
 
     Attributes
     ----------
@@ -125,6 +129,7 @@ class VQPUService:
         limits: Limits | None = None,
         policy: Policy | None = None,
         quotas: Quotas | None = None,
+        maintenance: Maintenance | None = None,
     ) -> None:
         if not latency >= 0:
             raise InvalidParameterError(
@@ -155,6 +160,7 @@ class VQPUService:
             self.quotas = quotas or Quotas()
             self.ledger = Ledger.of_store(self.store)
             self.quota_refusals = 0
+            self.maintenance = maintenance or Maintenance(probe=probe_device(backend))
             self._executor = BatchExecutor(
                 backend,
                 self.store,
@@ -164,6 +170,7 @@ class VQPUService:
                 quotas=self.quotas,
                 ledger=self.ledger,
                 wait_turn=self._requests_first,
+                maintenance=self.maintenance,
             )
         except BaseException:
             self.store.close()  # releases the lock: the database is free again
@@ -201,6 +208,7 @@ class VQPUService:
         """
         self._loop = loop
         self.gate.bind(loop)
+        self.maintenance.start()  # first: a server restarted in maintenance starts no batch
         self._executor.start()
 
     def stop(self) -> None:
@@ -218,6 +226,7 @@ class VQPUService:
         >>> service.stop(); folder.cleanup()
         """
         self._executor.stop()
+        self.maintenance.stop()
         self.decoder.close()
         self.store.close()
 
@@ -289,9 +298,10 @@ class VQPUService:
         ------
         APIError
             409 when the key is known with other circuits, shots or seed, 403 when the
-            job or user has used its quota of quantum seconds, 400 or 422 for a batch
+            job, user or account has used its quota of quantum seconds (503 while the
+            account file is unusable), 400 or 422 for a batch
             beyond the limits, 429 when the queue is full, 503 when the decoder is
-            busy or unavailable.
+            busy or unavailable, or (with ``Retry-After``) while the vQPU is in maintenance.
 
         Examples
         --------
@@ -324,10 +334,14 @@ class VQPUService:
         # exact text (lone surrogates kept): a body that is not ASCII base64 matches no stored payload
         payload = body.circuits.encode("utf-8", "surrogatepass")
         job, key, shots, seed = caller.job, body.key, body.shots, body.seed
+        if (closed := self.maintenance.refusal()) is not None:
+            raise closed
         try:
             known = self.store.find(job=job, key=key, payload=payload, shots=shots, seed=seed)
             if known is not None:  # before quotas and limits: a resent batch is always answered
                 return known.to_json(), False
+            if (problem := self.quotas.unavailable()) is not None:  # the account file: fail closed
+                raise APIError(503, "quotas_unavailable", problem)
             if (refusal := self.quotas.refusal(caller, self.ledger)) is not None:
                 self.quota_refusals += 1
                 raise APIError(403, "quota_exceeded", refusal)
@@ -335,6 +349,7 @@ class VQPUService:
             batch, created = self.store.accept(
                 job=job,
                 user=caller.user,
+                account=caller.account,
                 key=key,
                 payload=payload,
                 circuits=summary.circuits,
@@ -380,7 +395,8 @@ class VQPUService:
         Raises
         ------
         APIError
-            404 when ``job`` has no batch ``batch_id``.
+            404 when ``job`` has no batch ``batch_id``; 503 with ``Retry-After`` for an
+            unfinished batch while the vQPU is in maintenance.
 
         Examples
         --------
@@ -403,6 +419,8 @@ class VQPUService:
             # ownership first: a lookup that fails (another job's id, no such batch) never
             # touches the event the owner's long polls wait on
             batch = self._batch_of(job, batch_id)
+            if batch.status not in _FINISHED and (closed := self.maintenance.refusal()) is not None:
+                raise closed  # 503 with Retry-After: the client waits the maintenance out
             if batch.status not in _FINISHED and wait > 0:
                 event = self._waiters[batch_id]
                 batch = self._batch_of(job, batch_id)  # again, the event made: no wake-up missed
@@ -456,6 +474,7 @@ class VQPUService:
             "quotas": asdict(self.quotas),
             "auth": "slurm" if self.slurm else "token" if self.tokens else "open",
             "warnings": self.warnings,
+            **self.maintenance.state(),
         }
 
     def metrics(self) -> bytes:

@@ -112,7 +112,18 @@ class SlurmUsageWriter:
         self._thread: threading.Thread | None = None
 
     def sync(self) -> None:
-        """Write every job whose totals changed; check ended jobs against ``sacct``."""
+        """Write every job whose totals changed; check ended jobs against ``sacct``.
+
+        Examples
+        --------
+        >>> from backends.vqpu.server.tokens import Caller
+        >>> ledger = Ledger()
+        >>> ledger.charge(Caller("7", "ann"), Usage(batches=1, quantum_seconds=0.5))
+        >>> succeed = lambda command: subprocess.CompletedProcess(command, 0, "", "")
+        >>> writer = SlurmUsageWriter(ledger, runner=succeed)
+        >>> writer.sync(); writer.written["7"]
+        'vqpu_seconds=0.500000,vqpu_circuits=0,vqpu_shots=0,vqpu_batches=1'
+        """
         jobs, _ = self.ledger.snapshot()
         for job, usage in jobs.items():
             comment = admin_comment(usage)
@@ -144,13 +155,25 @@ class SlurmUsageWriter:
             _log.warning("job %s: sacctmgr could not record its vQPU usage: %s", job, done.stderr.strip())
 
     def start(self) -> SlurmUsageWriter:
-        """Write every ``interval`` seconds in a daemon thread; returns ``self``."""
+        """Write every ``interval`` seconds in a daemon thread; returns ``self``.
+
+        Examples
+        --------
+        >>> writer = SlurmUsageWriter(Ledger(), interval=0.1).start()
+        >>> writer.stop()
+        """
         self._thread = threading.Thread(target=self._loop, name="vqpu-slurm-usage", daemon=True)
         self._thread.start()
         return self
 
     def stop(self) -> None:
-        """Stop, after one last pass; safe to call twice."""
+        """Stop, after one last pass; safe to call twice.
+
+        Examples
+        --------
+        >>> writer = SlurmUsageWriter(Ledger()).start()
+        >>> writer.stop(); writer.stop()
+        """
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout=60)

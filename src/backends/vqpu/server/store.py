@@ -201,17 +201,30 @@ class Store(Writer):
         submitted: float,
         max_queue: int | None = None,
         max_job_pending: int | None = None,
+        account: str = "",
     ) -> tuple[Batch, bool]:
         """Insert a batch, or return the one already accepted under ``(job, key)``.
 
         Parameters
         ----------
+        job, user, key : str
+            The job, the user billed for it and the batch's idempotency key.
+        payload : bytes
+            The batch's circuits (base64 QPY).
+        circuits, qubits, shots : int
+            Number of circuits, widest circuit, shots per circuit.
+        seed : int or None
+            Simulator seed.
+        submitted : float
+            Acceptance time, epoch seconds.
         max_queue : int, optional
             Refuse a new batch (raise :class:`QueueFullError`) when this many are
             queued or running; a known key is always answered.
         max_job_pending : int, optional
             Refuse a new batch of ``job`` (raise :class:`JobBusyError`) when this many of
             its own are queued or running.
+        account : str, optional
+            The Slurm account billed for the job (empty without Slurm).
 
         Returns
         -------
@@ -265,9 +278,9 @@ class Store(Writer):
                 if own >= max_job_pending:
                     raise JobBusyError(job, own, max_job_pending)
             conn.execute(
-                "INSERT INTO batches (job, user, key, payload, circuits, qubits, shots, seed, submitted) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (job, user, key, payload, circuits, qubits, shots, seed, submitted),
+                "INSERT INTO batches (job, user, key, payload, circuits, qubits, shots, seed, submitted, "
+                "account) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (job, user, key, payload, circuits, qubits, shots, seed, submitted, account),
             )
             row = conn.execute(
                 f"SELECT {COLUMNS} FROM batches WHERE job = ? AND key = ?", (job, key)
@@ -299,7 +312,7 @@ class Store(Writer):
         )
 
     def queued(self) -> list[Queued]:
-        """The queued batches in arrival order (id order).
+        """The queued batches in arrival order (id order), with their accounts.
 
         Examples
         --------
@@ -310,10 +323,12 @@ class Store(Writer):
         >>> batch, _ = store.accept(job="j", user="u", key="k", payload=b"qpy", circuits=2,
         ...                         qubits=3, shots=100, seed=None, submitted=10.0)
         >>> store.queued()
-        [Queued(id=1, job='j', submitted=10.0)]
+        [Queued(id=1, job='j', submitted=10.0, account='')]
         >>> store.close(); folder.cleanup()
         """
-        rows = self.query("SELECT id, job, submitted FROM batches WHERE status = 'queued' ORDER BY id")
+        rows = self.query(
+            "SELECT id, job, submitted, account FROM batches WHERE status = 'queued' ORDER BY id"
+        )
         return [Queued(*row) for row in rows]
 
     def status_counts(self) -> dict[str, int]:

@@ -48,10 +48,11 @@ def test_a_database_of_an_earlier_version_gets_the_new_columns(tmp_path):
     path = tmp_path / "old.sqlite"
     make_old(path)
     [old] = read_batches(path)  # read-only: the missing columns read as the job and NULL
-    assert (old.job, old.user, old.transpile_seconds) == ("old-job", "old-job", None)
+    assert (old.job, old.user, old.transpile_seconds, old.account) == ("old-job", "old-job", None, "")
     store = Store(path)
     try:
-        assert [b.user for b in store.batches()] == ["old-job"]
+        assert [(b.user, b.account) for b in store.batches()] == [("old-job", "")]
+        assert store.queued()[0].account == ""
         assert store.status_counts() == {"queued": 1}
     finally:
         store.close()
@@ -63,8 +64,10 @@ def test_added_columns_are_added_once(tmp_path):
         add_missing_columns(conn)
         add_missing_columns(conn)  # a second time: nothing left to add
         columns = [row[1] for row in conn.execute("PRAGMA table_info(batches)")]
-        assert columns[-2:] == ["user", "transpile_seconds"]
-        assert conn.execute("SELECT user, transpile_seconds FROM batches").fetchall() == [("old-job", None)]
+        assert columns[-3:] == ["user", "transpile_seconds", "account"]
+        assert conn.execute("SELECT user, transpile_seconds, account FROM batches").fetchall() == [
+            ("old-job", None, "")
+        ]
 
 
 def test_the_schema_check_names_what_is_wrong(tmp_path):

@@ -28,4 +28,5 @@ def test_a_row_in_the_order_of_the_columns_is_a_batch():
 def test_a_queued_batch_is_a_named_tuple():
     queued = Queued(3, "job-a", 1.5)
     assert (queued.id, queued.job, queued.submitted) == (3, "job-a", 1.5)
-    assert tuple(queued) == (3, "job-a", 1.5)
+    assert tuple(queued) == (3, "job-a", 1.5, "")  # no Slurm account
+    assert Queued(4, "41", 2.0, "physics").account == "physics"

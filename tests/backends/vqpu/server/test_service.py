@@ -170,6 +170,9 @@ def test_health_and_status(service):
         "quotas": {"job_seconds": None, "user_seconds": None},
         "auth": "open",
         "warnings": [],
+        "maintenance": False,
+        "maintenance_reason": None,
+        "maintenance_since": None,
     }
     empty = service.status()
     assert {k: v for k, v in empty.items() if k != "uptime_seconds"} == {
