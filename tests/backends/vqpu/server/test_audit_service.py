@@ -107,7 +107,9 @@ def test_a_failed_lookup_does_not_remove_the_owners_wake_up(physical, tmp_path):
         loop = asyncio.get_running_loop()
         tic = loop.time()
         owner = asyncio.create_task(service.result("job-a", view["id"], 10.0))
-        await asyncio.sleep(0.2)  # the owner waits on its event
+        while view["id"] not in service._waiters:  # until the owner waits on its event
+            assert loop.time() - tic < 5, "the owner's poll did not start waiting"
+            await asyncio.sleep(0.005)
         with pytest.raises(APIError) as info:
             await service.result("job-c", view["id"], 0.0)
         kept = view["id"] in service._waiters

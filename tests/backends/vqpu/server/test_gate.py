@@ -7,8 +7,17 @@ import threading
 import time
 
 import pytest
+from vqpu_helpers import blocked_in
 
 from backends.vqpu.server.gate import IdleGate
+
+
+async def until(condition, timeout=10.0):
+    """Yield to the loop until ``condition()`` holds; fail after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "the condition did not hold in time"
+        await asyncio.sleep(0.005)
 
 
 def run_on_loop(body):
@@ -45,10 +54,10 @@ def test_the_last_request_to_leave_wakes_the_waiter():
         gate.enter(2)
         thread = threading.Thread(target=lambda: woken.append((gate.wait_idle(30.0), time.perf_counter())))
         thread.start()
-        await asyncio.sleep(0.1)
+        await until(lambda: blocked_in(thread, "wait_idle"))
         gate.leave()
-        await asyncio.sleep(0.1)
-        one_left = list(woken)
+        await until(lambda: gate.busy == 1)
+        one_left = list(woken)  # the waiter wakes only when the count reaches 0, and it is 1
         left = time.perf_counter()
         gate.leave()
         await asyncio.to_thread(thread.join, 30.0)
@@ -68,7 +77,7 @@ def test_a_waiter_replaced_after_its_timeout_does_not_block_the_next():
             thread_result = []
             thread = threading.Thread(target=lambda: thread_result.append(gate.wait_idle(30.0)))
             thread.start()
-            await asyncio.sleep(0.05)
+            await until(lambda: blocked_in(thread, "wait_idle"))
         await asyncio.to_thread(thread.join, 30.0)
         return first, thread_result
 
