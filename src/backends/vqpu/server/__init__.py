@@ -22,6 +22,7 @@ Its dependencies (FastAPI, uvicorn, prometheus-client) come with the ``server`` 
 - :mod:`~backends.vqpu.server.slurm_hold` - the Slurm reservation of the vQPU licences during maintenance;
 - :mod:`~backends.vqpu.server.slurm_accounting` - each job's usage in its Slurm record (``sacct``);
 - :mod:`~backends.vqpu.server.tokens` - per-job tokens (and the users billed) read from a file;
+- :mod:`~backends.vqpu.server.watched_file` - a configuration file read again when it changes, failing closed;
 - :mod:`~backends.vqpu.server.limits` - what one request may ask of the server;
 - :mod:`~backends.vqpu.server.store` - SQLite accounting and recovery: reads and a batch's life cycle;
 - :mod:`~backends.vqpu.server.writer` - the one writer thread of a database, and its lock;

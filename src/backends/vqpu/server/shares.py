@@ -26,15 +26,14 @@ for ever. An account that used exactly its share has ``F = 0.5``.
 
 from __future__ import annotations
 
-import logging
 import math
-import threading
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import NamedTuple
 
 from backends.errors import BackendError
 from backends.utils.validation import check_interval
+from backends.vqpu.server.watched_file import WatchedFile
 
 __all__ = [
     "DEFAULT",
@@ -46,7 +45,6 @@ __all__ = [
     "parse_accounts",
 ]
 
-log = logging.getLogger("backends.vqpu")
 
 #: The account name of the line giving the terms of every account not listed.
 DEFAULT = "*"
@@ -166,24 +164,9 @@ class AccountBook:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        self._stamp: tuple[int, ...] | None = None
-        self._terms: dict[str, AccountTerms] = {}
-        self._problem: str | None = None
-        self._lock = threading.Lock()
-        self._load()
-
-    def _load(self) -> None:
-        """Read the file again if it changed since the last read (OSError, ValueError if unusable)."""
-        try:
-            info = self.path.stat()
-        except OSError:
-            self._stamp = None
-            raise
-        stamp = (info.st_mtime_ns, info.st_ctime_ns, info.st_size, info.st_ino)
-        if stamp != self._stamp:
-            self._stamp = None
-            self._terms = parse_accounts(self.path.read_text(encoding="utf-8"), self.path)
-            self._stamp = stamp
+        self._file = WatchedFile(
+            self.path, parse_accounts, ("account file", "every submission is refused", "accounts")
+        )
 
     def problem(self) -> str | None:
         r"""Why the file is unusable now (every submission is then refused), or None.
@@ -200,21 +183,7 @@ class AccountBook:
         account file .../accounts unusable, every submission is refused until it is fixed: ...
         >>> folder.cleanup()
         """
-        with self._lock:
-            try:
-                self._load()
-            except (OSError, ValueError) as exc:
-                problem = (
-                    f"account file {self.path} unusable, every submission is refused until it is fixed: {exc}"
-                )
-                if problem != self._problem:
-                    log.error("%s", problem)
-                    self._problem = problem
-                return problem
-            if self._problem is not None:
-                log.warning("account file %s usable again: %d accounts", self.path, len(self._terms))
-                self._problem = None
-            return None
+        return self._file.problem()
 
     def terms(self, account: str) -> AccountTerms:
         r"""The quota and share of ``account``: its line, else the ``*`` line, else no quota and share 1.
@@ -237,8 +206,7 @@ class AccountBook:
         """
         if (problem := self.problem()) is not None:
             raise AccountsUnavailableError(problem)
-        with self._lock:
-            return self._terms.get(account) or self._terms.get(DEFAULT) or AccountTerms()
+        return self._of(account)
 
     def share(self, account: str) -> float:
         r"""The share of ``account`` (:meth:`terms`), from the last valid file while it is unusable.
@@ -255,8 +223,12 @@ class AccountBook:
         >>> folder.cleanup()
         """
         self.problem()  # re-read if it changed
-        with self._lock:
-            return (self._terms.get(account) or self._terms.get(DEFAULT) or AccountTerms()).share
+        return self._of(account).share
+
+    def _of(self, account: str) -> AccountTerms:
+        """The terms of ``account`` in the last valid file."""
+        terms = self._file.contents
+        return terms.get(account) or terms.get(DEFAULT) or AccountTerms()
 
 
 def fair_share_factors(usage: Mapping[str, float], shares: Mapping[str, float]) -> dict[str, float]:

@@ -16,16 +16,13 @@ ValueError: tokens.txt, line 1: expected 'name token [user]', got 4 fields
 
 from __future__ import annotations
 
-import logging
-import threading
 from pathlib import Path
 from typing import NamedTuple
 
 from backends.errors import BackendError
+from backends.vqpu.server.watched_file import WatchedFile
 
 __all__ = ["Caller", "TokenBook", "TokensUnavailableError", "parse_tokens"]
-
-log = logging.getLogger("backends.vqpu")
 
 
 class Caller(NamedTuple):
@@ -150,31 +147,7 @@ class TokenBook:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        self._stamp: tuple[int, ...] | None = None
-        self._names: dict[str, Caller] = {}
-        self._problem: str | None = None
-        self._lock = threading.Lock()
-        self._load()
-
-    def _load(self) -> None:
-        """Read the file again if it changed since the last read.
-
-        Raises
-        ------
-        OSError, ValueError
-            If the file is missing, unreadable or invalid (the tokens are then revoked).
-        """
-        try:
-            info = self.path.stat()
-        except OSError:
-            self._stamp, self._names = None, {}
-            raise
-        stamp = (info.st_mtime_ns, info.st_ctime_ns, info.st_size, info.st_ino)
-        if stamp == self._stamp:
-            return
-        self._stamp, self._names = None, {}
-        self._names = parse_tokens(self.path.read_text(encoding="utf-8"), self.path)
-        self._stamp = stamp
+        self._file = WatchedFile(self.path, parse_tokens, ("token file", "every token is refused", "tokens"))
 
     def caller_of(self, token: str) -> Caller | None:
         r"""Return the job and user of ``token``, or None if it is unknown.
@@ -204,16 +177,6 @@ class TokenBook:
         TokensUnavailableError
         >>> folder.cleanup()
         """
-        with self._lock:
-            try:
-                self._load()
-            except (OSError, ValueError) as exc:  # fail closed: no file, no tokens
-                problem = f"token file {self.path} unusable, every token is refused until it is fixed: {exc}"
-                if problem != self._problem:
-                    log.error("%s", problem)
-                    self._problem = problem
-                raise TokensUnavailableError(problem) from None
-            if self._problem is not None:
-                log.warning("token file %s usable again: %d tokens", self.path, len(self._names))
-                self._problem = None
-            return self._names.get(token)
+        if (problem := self._file.problem()) is not None:  # fail closed: no file, no tokens
+            raise TokensUnavailableError(problem)
+        return self._file.contents.get(token)
