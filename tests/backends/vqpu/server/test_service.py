@@ -349,13 +349,21 @@ def test_the_executor_waits_for_requests_up_to_its_bound(service, monkeypatch, b
     assert (batch.started < left) is runs_while_held
 
 
+async def sleeping(service, timeout=10.0):
+    """Yield to the loop until a long poll waits on its notification (a deadline, no fixed sleep)."""
+    deadline = time.monotonic() + timeout
+    while not service._sleepers:
+        assert time.monotonic() < deadline, "no long poll started waiting"
+        await asyncio.sleep(0.005)
+
+
 def test_a_long_poll_is_not_counted_while_it_waits(service):
     async def poll():
         loop = asyncio.get_running_loop()
         service.gate.bind(loop)  # the executor is not started: the batch stays queued
         view, _ = service.submit(Caller("a", "a"), body())
         waiting = asyncio.ensure_future(service.result("a", view["id"], 0.5))
-        await asyncio.sleep(0.1)
+        await sleeping(service)  # the poll waits on its notification
         while_waiting = service.gate.busy
         timed_out = await waiting
         after_timeout = service.gate.busy
@@ -376,7 +384,7 @@ def test_a_woken_long_poll_is_counted_from_its_notification(service):
         service.gate.bind(asyncio.get_running_loop())
         view, _ = service.submit(Caller("a", "a"), body())
         waiting = asyncio.ensure_future(service.result("a", view["id"], 20.0))
-        await asyncio.sleep(0.1)
+        await sleeping(service)
         await asyncio.to_thread(service._executor.run_batch, view["id"])
         service._notify(view["id"])  # as the executor's on_finish does, through the loop
         counted = service.gate.busy  # before the poll has run again
