@@ -1,10 +1,9 @@
 """MUNGE credentials through libmunge, against a private munged with its own key."""
 
 import os
-import subprocess
 
 import pytest
-from vqpu_helpers import expiry_probes, wait_until_expired
+from vqpu_helpers import expiry_probes, private_munged, wait_until_expired
 
 from backends.vqpu import munge
 
@@ -41,20 +40,8 @@ def test_a_credential_past_its_ttl_is_expired(munged):
 
 
 def test_a_credential_of_another_key_is_refused(munged, tmp_path):
-    other = tmp_path / "other"
-    other.mkdir(mode=0o700)
-    (other / "k").write_bytes(os.urandom(1024))
-    (other / "k").chmod(0o400)
-    socket = str(other / "s")
-    subprocess.run(
-        ["munged", "--force", f"--socket={socket}", f"--key-file={other / 'k'}", f"--pid-file={other / 'p'}",
-         f"--log-file={other / 'l'}", f"--seed-file={other / 'e'}"],
-        check=True, timeout=30,
-    )  # fmt: skip
-    try:
-        credential = munge.encode(b"job=1", socket=socket)
-    finally:
-        subprocess.run(["munged", f"--socket={socket}", "--stop"], timeout=30, capture_output=True)
+    with private_munged(tmp_path / "other") as other:
+        credential = munge.encode(b"job=1", socket=other)
     with pytest.raises(munge.MungeError) as error:
         munge.decode(credential, socket=munged)
     assert error.value.fault == "invalid"

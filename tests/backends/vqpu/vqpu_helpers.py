@@ -180,3 +180,22 @@ def blocked_in(thread: threading.Thread, function: str) -> bool:
     while frame is not None and frame.f_code.co_filename == threading.__file__:
         frame, waits = frame.f_back, waits + 1
     return waits > 0 and frame is not None and frame.f_code.co_name == function
+
+
+@contextlib.contextmanager
+def private_munged(folder: Path):
+    """A munged with a key of its own on a socket in ``folder`` (made here, mode 700); yield the socket."""
+    folder.mkdir(mode=0o700, exist_ok=True)
+    key = folder / "munge.key"
+    key.write_bytes(os.urandom(1024))
+    key.chmod(0o400)
+    socket = str(folder / "munge.socket")
+    subprocess.run(
+        ["munged", "--force", f"--socket={socket}", f"--key-file={key}", f"--pid-file={folder / 'pid'}",
+         f"--log-file={folder / 'log'}", f"--seed-file={folder / 'seed'}"],
+        check=True, timeout=30,
+    )  # fmt: skip
+    try:
+        yield socket
+    finally:
+        subprocess.run(["munged", f"--socket={socket}", "--stop"], timeout=30, capture_output=True)

@@ -322,8 +322,10 @@ class Maintenance:
         ('3', 'the vQPU is in maintenance since 1970-01-01T00:00:00Z (device: ConnectionError: refused); \
 the batches it accepted are kept and run after it: retry later')
         """
+        if not self.active:  # the common case, on every request: nothing built
+            return None
         state = self.state()
-        if not state["maintenance"]:
+        if not state["maintenance"]:  # ended meanwhile
             return None
         since = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(state["maintenance_since"]))
         detail = (
