@@ -16,6 +16,8 @@ import pytest
 
 from clustagg import slurm as slurmlib
 
+sys.path.insert(0, str(Path(__file__).parent))  # vqpu_server, the helpers of the vQPU tests here
+
 ROOT = Path(__file__).resolve().parents[2]
 CLUSTER = ROOT / "examples" / "slurm" / "cluster"
 REQUIRED = (

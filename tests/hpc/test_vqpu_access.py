@@ -11,14 +11,13 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import socket
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import httpx
 import pytest
+from vqpu_server import slurm_bound_server
 
 from backends.vqpu import munge
 from backends.vqpu.server.accounting import Ledger
@@ -40,41 +39,11 @@ sleep "${HOLD:-0}"
 """
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 @pytest.fixture
 def server(slurm, tmp_path):
     """A Slurm-bound vQPU server on the cluster: (url, environment of jobs and of MUNGE, process)."""
-    port = free_port()
-    env = {**slurm.env, "MUNGE_SOCKET": str(slurm.state / "munge" / "munge.socket")}
-    command = [
-        sys.executable, "-m", "backends.vqpu", "serve", "--backend", "null", "--port", str(port),
-        "--db", str(tmp_path / "vqpu.sqlite"), "--slurm-auth", "--slurm-poll", str(POLL),
-        "--instance", INSTANCE,
-    ]  # fmt: skip
-    log = (tmp_path / "server.log").open("wb")
-    process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            assert process.poll() is None, (tmp_path / "server.log").read_text()
-            try:
-                if httpx.get(f"{url}/health", timeout=2).status_code == 401:
-                    break
-            except httpx.TransportError:
-                pass
-            assert time.monotonic() < deadline, "the server did not answer within 60 s"
-            time.sleep(0.1)
-        yield url, {**env, "VQPU_URL": url}, process
-    finally:
-        process.kill()
-        process.wait(timeout=10)
-        log.close()
+    with slurm_bound_server(slurm, tmp_path, INSTANCE, "--slurm-poll", str(POLL)) as (url, env, _, process):
+        yield url, env, process
 
 
 def submit(slurm, tmp_path, env, *arguments, hold=0):

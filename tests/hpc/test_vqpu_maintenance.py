@@ -13,10 +13,10 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import time
 
 import httpx
 import pytest
+from vqpu_server import eventually, slurm_bound_server
 
 from backends.vqpu import munge
 from backends.vqpu.server.store import read_batches
@@ -46,23 +46,6 @@ out="probe-$SLURM_JOB_ID"
 python -m backends.vqpu probe --url "$VQPU_URL" --shots 16 > "$out.json" 2> "$out.err"
 echo $? > "$out.rc"
 """
-
-
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def eventually(condition, what, timeout=DEADLINE, pace=0.1):
-    """Wait until ``condition()`` returns something true, failing after ``timeout`` seconds; return it."""
-    deadline = time.monotonic() + timeout
-    while not (value := condition()):
-        assert time.monotonic() < deadline, f"not within {timeout} s: {what}"
-        time.sleep(pace)
-    return value
 
 
 def run(env, *command):
@@ -96,33 +79,13 @@ def health(url, env, job):
 @pytest.fixture
 def server(slurm, tmp_path):
     """A Slurm-bound server, 2 s of device time per circuit: (url, env of jobs, database)."""
-    port, db = free_port(), tmp_path / "vqpu.sqlite"
-    env = {**slurm.env, "MUNGE_SOCKET": str(slurm.state / "munge" / "munge.socket")}
-    command = [
-        sys.executable, "-m", "backends.vqpu", "serve", "--backend", "null", "--port", str(port),
-        "--db", str(db), "--slurm-auth", "--slurm-poll", "0.5", "--instance", INSTANCE,
-        "--latency", "2", "--probe-interval", "1",
-    ]  # fmt: skip
-    log = (tmp_path / "server.log").open("wb")
-    process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env)
-    url = f"http://127.0.0.1:{port}"
-
-    def up():
-        assert process.poll() is None, (tmp_path / "server.log").read_text()
+    options = ("--slurm-poll", "0.5", "--latency", "2", "--probe-interval", "1")
+    with slurm_bound_server(slurm, tmp_path, INSTANCE, *options) as (url, env, db, _):
         try:
-            return httpx.get(f"{url}/health", timeout=2).status_code == 401
-        except httpx.TransportError:
-            return False
-
-    try:
-        eventually(up, "the server answers", timeout=60)
-        yield url, {**env, "VQPU_URL": url}, db
-    finally:
-        process.kill()
-        process.wait(timeout=10)
-        log.close()
-        run(env, sys.executable, "-m", "backends.vqpu", "maintenance", "off", "--db", str(db))
-        run(env, "scontrol", "delete", "ReservationName=vqpu-maintenance")  # never left to other tests
+            yield url, env, db
+        finally:
+            run(env, sys.executable, "-m", "backends.vqpu", "maintenance", "off", "--db", str(db))
+            run(env, "scontrol", "delete", "ReservationName=vqpu-maintenance")  # never left to other tests
 
 
 def test_maintenance_holds_new_vqpu_jobs_and_queued_batches_until_it_ends(slurm, server, tmp_path):
@@ -132,7 +95,9 @@ def test_maintenance_holds_new_vqpu_jobs_and_queued_batches_until_it_ends(slurm,
     first = slurm.submit(
         tmp_path / "submitter.sh", "-p", "qpushared", "--licenses=vqpu:1", cwd=tmp_path, env=env
     )
-    ids = json.loads(eventually(lambda: _read(tmp_path / f"submitted-{first}"), "the batches submitted"))
+    ids = json.loads(
+        eventually(lambda: _read(tmp_path / f"submitted-{first}"), "the batches submitted", DEADLINE)
+    )
 
     assert "maintenance on since" in maintenance(env, db, "on")
     state = eventually(lambda: (h := health(url, env, first))["maintenance"] and h, "maintenance noticed", 30)

@@ -34,8 +34,10 @@ if TYPE_CHECKING:
     from backends.base import QuantumBackend
     from backends.vqpu.server.accounting import Ledger
     from backends.vqpu.server.maintenance import Maintenance
+    from backends.vqpu.server.service import VQPUService
     from backends.vqpu.server.shares import AccountBook
     from backends.vqpu.server.slurm_auth import SlurmAuth
+    from backends.vqpu.server.vqpu_count import SlurmLicence
 
 __all__ = ["main"]
 
@@ -117,7 +119,7 @@ def _serve(args: argparse.Namespace) -> int:
     tokens = _opened("--token-file", args.token_file, TokenBook) if args.token_file else None
     accounts = _account_book(args.account_quotas)
     backend = get_backend(args.backend)
-    limits = _limits(args, backend)
+    limits, licence = _limits(args, backend), _dynamic_licence(args)
     sock = _bind(args.host, args.port)
     with sock, _slurm_access(args) as slurm:
         service = _opened(
@@ -152,7 +154,7 @@ def _serve(args: argparse.Namespace) -> int:
             create_app(service, docs=args.docs), limits, host=args.host, port=args.port, access_log=False,
             log_level="info", **tls,
         )  # fmt: skip
-        with _usage_in_slurm(slurm, service.ledger):
+        with _usage_in_slurm(slurm, service.ledger), _dynamic_count(args, licence, service):
             uvicorn.Server(config).run(sockets=[sock])
     return 0
 
@@ -174,6 +176,10 @@ def _access(args: argparse.Namespace) -> tuple[dict[str, str], bool, str | None]
     """
     if args.slurm_auth and args.token_file:
         raise ValueError("--slurm-auth and --token-file are two ways to authenticate: give one")
+    if (args.dynamic_count is None) != (args.licence_server is None) or (
+        args.dynamic_count and not args.slurm_auth
+    ):
+        raise ValueError("--dynamic-count needs --slurm-auth and --licence-server, and the other way round")
     tls = tls_options(args.tls_cert, args.tls_key)
     authenticated = bool(args.slurm_auth or args.token_file)
     warning = check_exposure(
@@ -215,6 +221,53 @@ def _usage_in_slurm(slurm: SlurmAuth | None, ledger: Ledger) -> Iterator[None]:
         yield
     finally:
         writer.stop()
+
+
+def _dynamic_licence(args: argparse.Namespace) -> SlurmLicence | None:
+    """The remote licence of ``--dynamic-count``, checked in Slurm before anything starts (None without).
+
+    Raises
+    ------
+    ValueError
+        If Slurm has no such licence, or cannot be reached.
+    """
+    if args.dynamic_count is None:
+        return None
+    from backends.vqpu.server.vqpu_count import SlurmLicence
+
+    licence = SlurmLicence(args.slurm_resource, args.licence_server)
+    try:
+        licence.read()
+    except RuntimeError as exc:
+        raise ValueError(f"--dynamic-count: {exc}") from None
+    return licence
+
+
+@contextlib.contextmanager
+def _dynamic_count(
+    args: argparse.Namespace, licence: SlurmLicence | None, service: VQPUService
+) -> Iterator[None]:
+    """Under ``--dynamic-count``, the count of ``licence`` following the load while the server runs."""
+    if licence is None:
+        yield
+        return
+    from backends.vqpu.server.vqpu_count import CountController, CountRule
+
+    controller = CountController(
+        service.ledger,
+        licence,
+        CountRule(*args.dynamic_count),
+        interval=args.count_interval,
+        paused=lambda: service.maintenance.active,
+    )
+    try:
+        controller.start()
+    except RuntimeError as exc:
+        raise ValueError(f"--dynamic-count: {exc}") from None
+    try:
+        yield
+    finally:
+        controller.stop()
 
 
 @contextlib.contextmanager

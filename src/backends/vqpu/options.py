@@ -14,6 +14,7 @@ from backends.vqpu.server.limits import SQLITE_INT_MAX, Limits
 
 __all__ = [
     "add_maintenance_arguments",
+    "count_bounds",
     "add_probe_arguments",
     "add_report_arguments",
     "add_serve_arguments",
@@ -44,6 +45,7 @@ def add_serve_arguments(serve: argparse.ArgumentParser) -> None:
     _add_batch_limit_arguments(serve)
     _add_resource_limit_arguments(serve)
     _add_maintenance_serve_arguments(serve)
+    _add_count_serve_arguments(serve)
     serve.add_argument(
         "--docs", action="store_true", help="serve /docs, /redoc and /openapi.json (public, no token)"
     )
@@ -215,6 +217,41 @@ def _add_maintenance_serve_arguments(serve: argparse.ArgumentParser) -> None:
     """Options of ``serve`` for maintenance (docs/howto/vqpu-admin.md, "Maintenance")."""
     help = "seconds between probes of a device that stopped answering (default %(default)s)"
     serve.add_argument("--probe-interval", type=_POSITIVE_SECONDS, default=10.0, help=help)
+
+
+def count_bounds(text: str) -> tuple[int, int]:
+    """``MIN:MAX`` of ``--dynamic-count``, 1 <= MIN <= MAX.
+
+    Examples
+    --------
+    >>> count_bounds("2:6")
+    (2, 6)
+    >>> count_bounds("6:2")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: expected MIN:MAX with 1 <= MIN <= MAX, got '6:2'
+    """
+    low, _, high = text.partition(":")
+    if low.isdigit() and high.isdigit() and 1 <= int(low) <= int(high) <= SQLITE_INT_MAX:
+        return int(low), int(high)
+    raise argparse.ArgumentTypeError(f"expected MIN:MAX with 1 <= MIN <= MAX, got {text!r}")
+
+
+def _add_count_serve_arguments(serve: argparse.ArgumentParser) -> None:
+    """Options of ``serve`` for the dynamic vQPU count (docs/howto/vqpu-admin.md, "A vQPU count ...")."""
+    group = serve.add_argument_group("dynamic vQPU count (with --slurm-auth)")
+    group.add_argument(
+        "--dynamic-count",
+        type=count_bounds,
+        metavar="MIN:MAX",
+        help="set the count of the remote licence RESOURCE@--licence-server from the device's occupancy "
+        "and queue wait, within MIN:MAX",
+    )
+    group.add_argument(
+        "--licence-server", help="the server of the remote licence (sacctmgr add resource ... server=NAME)"
+    )
+    help = "seconds between two steps of the count (default %(default)s)"
+    group.add_argument("--count-interval", type=real(0.1, 3600.0), default=30.0, help=help)
 
 
 def add_maintenance_arguments(maintenance: argparse.ArgumentParser) -> None:

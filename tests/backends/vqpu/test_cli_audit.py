@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import os
 import sqlite3
 import subprocess
 import sys
@@ -253,3 +254,33 @@ def test_report_reads_a_database_a_store_is_writing(good_db, capsys):
         store.close()
     assert main(["report", "--db", str(good_db)]) == 0
     assert while_held == capsys.readouterr().out and "batches" in while_held
+
+
+def test_serve_dynamic_count_bounds_out_of_order(tmp_path, capsys):
+    line = refused(serve_argv(tmp_path / "x.db", "--dynamic-count", "3:1"), capsys)
+    assert line.endswith("argument --dynamic-count: expected MIN:MAX with 1 <= MIN <= MAX, got '3:1'")
+
+
+def test_serve_dynamic_count_without_slurm_auth(tmp_path, capsys):
+    argv = serve_argv(tmp_path / "x.db", "--dynamic-count", "1:4", "--licence-server", "qsrv")
+    assert refused(argv, capsys) == (
+        f"{PREFIX} serve: error: --dynamic-count needs --slurm-auth and --licence-server, "
+        "and the other way round"
+    )
+    assert not (tmp_path / "x.db").exists()
+
+
+def test_serve_dynamic_count_of_a_licence_slurm_does_not_have(tmp_path, capsys, monkeypatch):
+    bin = tmp_path / "bin"
+    bin.mkdir()
+    (bin / "scontrol").write_text(
+        "#!/bin/sh\necho 'LicenseName=vqpu Total=4 Used=0 Free=4 Reserved=0 Remote=no'\n"
+    )
+    (bin / "scontrol").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin}:{os.environ['PATH']}")
+    options = ("--slurm-auth", "--dynamic-count", "1:4", "--licence-server", "qsrv")
+    assert refused(serve_argv(tmp_path / "x.db", *options), capsys) == (
+        f"{PREFIX} serve: error: --dynamic-count: Slurm has no licence vqpu@qsrv "
+        "(create it: sacctmgr add resource name=vqpu server=qsrv ...)"
+    )
+    assert not (tmp_path / "x.db").exists()
