@@ -21,6 +21,8 @@ Its dependencies (FastAPI, uvicorn, prometheus-client) come with the ``server`` 
 - :mod:`~backends.vqpu.server.slurm_jobs` - the running jobs holding a vQPU, polled from ``squeue``;
 - :mod:`~backends.vqpu.server.slurm_hold` - the Slurm reservation of the vQPU licences during maintenance;
 - :mod:`~backends.vqpu.server.slurm_accounting` - each job's usage in its Slurm record (``sacct``);
+- :mod:`~backends.vqpu.server.vqpu_count` - the number of vQPU licences following the device's load;
+- :mod:`~backends.vqpu.server.periodic` - a function called every few seconds on a daemon thread;
 - :mod:`~backends.vqpu.server.tokens` - per-job tokens (and the users billed) read from a file;
 - :mod:`~backends.vqpu.server.watched_file` - a configuration file read again when it changes, failing closed;
 - :mod:`~backends.vqpu.server.limits` - what one request may ask of the server;

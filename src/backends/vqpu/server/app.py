@@ -80,7 +80,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from backends.vqpu.server.accounting import Quotas
-from backends.vqpu.server.fastpath import FastSubmit
+from backends.vqpu.server.fastpath import CALLER, FastSubmit
 from backends.vqpu.server.limits import MAX_WAIT, Limits
 from backends.vqpu.server.metrics import CONTENT_TYPE
 from backends.vqpu.server.policies import Policy
@@ -462,7 +462,10 @@ def _add_routes(app: FastAPI, service: VQPUService, answer: Answer) -> None:
     """
 
     async def caller_of(request: Request) -> Caller:  # async: no thread hop per request
-        return service.caller_of(request.headers)
+        found = request.scope.get(CALLER)  # by FastSubmit: a credential is decoded once
+        if isinstance(found, APIError):
+            raise found
+        return found if found is not None else service.caller_of(request.headers)
 
     Job = Annotated[Caller, Depends(caller_of)]
     Wait = Annotated[float, Query(ge=0.0, allow_inf_nan=False, description=f"seconds, at most {MAX_WAIT:g}")]

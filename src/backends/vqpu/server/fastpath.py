@@ -27,7 +27,12 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from backends.vqpu.server.service import APIError, BatchIn
 from backends.vqpu.server.tokens import Caller
 
-__all__ = ["FastSubmit"]
+__all__ = ["CALLER", "FastSubmit"]
+
+#: The scope key under which a request passed on to the application carries its caller (or
+#: the refusal) as found here: a MUNGE credential decodes once, so the route must not decode
+#: it again (a second decode is refused as a replay).
+CALLER = "vqpu.caller"
 
 Submit = Callable[[Caller, BatchIn, float], Awaitable[Response]]
 
@@ -114,9 +119,13 @@ def _accepted(
     if headers.get("content-type", "").lower() != "application/json":
         return None
     try:
-        caller = caller_of(headers)
+        caller = scope[CALLER] = caller_of(headers)
+    except APIError as refusal:
+        scope[CALLER] = refusal
+        return None
+    try:
         body = BatchIn.model_validate(json.loads(message.get("body", b"")))
-    except (APIError, ValidationError, ValueError, RecursionError):
+    except (ValidationError, ValueError, RecursionError):
         return None
     return caller, body, float(wait.group(1) or 0.0)
 

@@ -12,6 +12,10 @@ Rules, documented for users:
 - a job is admitted from the poll that first sees it RUNNING to the poll that no longer
   does: a job that ended, was cancelled, requeued or suspended is refused within
   ``interval`` seconds (1 s by default) plus one ``squeue`` call;
+- a job not in the set is looked up again at once (one ``squeue`` call), at most once
+  every ``recheck`` seconds (0.25 s) whatever the number of such requests: a job that has
+  just started is admitted from its first request, and a MUNGE-authenticated caller
+  naming jobs that do not run cannot make the server query Slurm more often than that;
 - a job array's tasks are jobs of their own: a task's credential names its own
   ``SLURM_JOB_ID``, and the task must hold the resource;
 - a heterogeneous job is admitted under its leader's id (the ``SLURM_JOB_ID`` of every
@@ -162,6 +166,8 @@ class JobTable:
         The ``squeue`` command (a path, or a wrapper with options).
     clock : callable
         Monotonic seconds (tests pass their own).
+    recheck : float
+        Least seconds between two polls made for a job not in the set.
 
     Examples
     --------
@@ -178,8 +184,11 @@ class JobTable:
         max_age: float = 5.0,
         squeue: Sequence[str] = ("squeue",),
         clock: Callable[[], float] = time.monotonic,
+        recheck: float = 0.25,
     ) -> None:
         self.resource = resource
+        self.recheck = check_interval(recheck, "recheck", 0, 3600.0)
+        self._polled_at = -float("inf")
         self.interval = check_interval(interval, "interval", 0, 3600.0)
         self.max_age = check_interval(max_age, "max_age", 0, 3600.0)
         self.command = list(squeue)
@@ -199,6 +208,7 @@ class JobTable:
         >>> table.refresh(); sorted(table._jobs)
         ['5']
         """
+        self._polled_at = self.clock()
         try:
             jobs = parse_squeue(_squeue(self.command), self.resource)
         except SlurmUnavailableError as exc:
@@ -220,6 +230,8 @@ class JobTable:
         >>> table.refresh(); table.lookup("5").shares, table.lookup("9")
         (1, None)
         """
+        if job_id not in self._jobs and self.clock() - self._polled_at >= self.recheck:
+            self.refresh()  # a job that has just started: Slurm is asked again, at most every recheck s
         if self._fresh_at is None or self.clock() - self._fresh_at > self.max_age:
             raise SlurmUnavailableError(f"Slurm cannot be reached to check jobs: {self._problem}")
         return self._jobs.get(job_id)

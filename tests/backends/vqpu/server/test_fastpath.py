@@ -22,7 +22,7 @@ from vqpu_helpers import ghz
 
 from backends.null import NullBackend
 from backends.vqpu.server.app import TokenBook, VQPUService, create_app
-from backends.vqpu.server.fastpath import FastSubmit
+from backends.vqpu.server.fastpath import CALLER, FastSubmit
 from backends.vqpu.server.service import APIError, BatchIn
 from backends.vqpu.server.tokens import Caller
 from backends.vqpu.wire import encode_circuits
@@ -152,6 +152,30 @@ def test_anything_else_goes_to_the_application_with_its_body(fast, recorder, cas
     assert status == 400
     assert recorder.handed_on == [request["body"]]
     assert recorder.submitted == []
+
+
+@pytest.mark.parametrize(
+    ("token", "body", "found"),
+    [
+        (b"tok-a", body_with(circuits="omit"), Caller("job-a", "ann")),  # checked, then a bad body
+        (b"guess", json.dumps(BODY).encode(), APIError),  # refused
+    ],
+)
+def test_a_request_handed_on_carries_its_caller_so_its_credential_is_checked_once(token, body, found):
+    checked, seen = [], []
+
+    def counting_caller_of(headers):
+        checked.append(headers.get("authorization"))
+        return caller_of(headers)
+
+    async def app(scope, receive, send):
+        seen.append(scope.get(CALLER))
+        await JSONResponse({"error": "route"}, status_code=400)(scope, receive, send)
+
+    fast = FastSubmit(app, caller_of=counting_caller_of, submit=Recorder().submit)
+    assert call(fast, token=token, body=body) == 400
+    assert len(checked) == 1  # a MUNGE credential decodes once: a second check would be a replay
+    assert seen == [found] if isinstance(found, Caller) else isinstance(seen[0], found)
 
 
 def test_other_scopes_pass_through(recorder):

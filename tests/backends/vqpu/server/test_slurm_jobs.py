@@ -82,10 +82,35 @@ def test_a_job_is_looked_up_after_a_refresh(tmp_path):
     assert table.lookup("6") is None
 
 
-def test_nothing_is_admitted_before_the_first_poll(tmp_path):
-    table = JobTable(squeue=fake_squeue(tmp_path, ""), clock=Clock())
-    with pytest.raises(SlurmUnavailableError, match="has not been read yet"):
-        table.lookup("5")
+def test_nothing_is_admitted_before_slurm_has_been_read(tmp_path):
+    table = JobTable(squeue=fake_squeue(tmp_path, "", status=1), clock=Clock())
+    with pytest.raises(SlurmUnavailableError, match="squeue failed"):
+        table.lookup("5")  # the look-up asks Slurm itself, which fails: closed
+
+
+def counting_squeue(tmp_path, output):
+    """A fake squeue printing ``output`` that counts its calls in ``tmp_path/calls``."""
+    script = tmp_path / "squeue"
+    script.write_text(f"#!/bin/sh\necho x >> {tmp_path}/calls\nprintf '{output}'\n")
+    script.chmod(script.stat().st_mode | stat.S_IEXEC)
+    return [str(script)]
+
+
+def calls(tmp_path):
+    return len((tmp_path / "calls").read_text().split()) if (tmp_path / "calls").exists() else 0
+
+
+def test_a_job_started_after_the_last_poll_is_looked_up_again_at_most_once_per_recheck(tmp_path):
+    clock = Clock()
+    table = JobTable(squeue=counting_squeue(tmp_path, ""), clock=clock, recheck=0.25)
+    table.refresh()
+    table.command = counting_squeue(tmp_path, "5|5|1000|ann|phys|vqpu:1|N/A\\n")  # job 5 starts
+    assert [table.lookup("5") for _ in range(50)] == [None] * 50  # polled this instant: Slurm not asked
+    assert calls(tmp_path) == 1
+    clock.now += 0.25
+    assert table.lookup("5").user == "ann"  # asked again: admitted from its first request
+    assert [table.lookup("7") for _ in range(50)] == [None] * 50  # unknown jobs: no query per request
+    assert calls(tmp_path) == 2
 
 
 def test_a_job_gone_from_squeue_is_refused_at_the_next_poll(tmp_path):
