@@ -53,6 +53,10 @@ export SLURM_CONF=$STATE/slurm.conf
 # tables, so any process on this machine can reach it without a password: an emulation
 # for tests, not a set-up for shared machines. Files it may read or write: STATE/dbfiles.
 mkdir -p "$STATE/db" "$STATE/dbfiles"
+if [ ! -d "$STATE/db/mysql" ]; then  # the one system table slurmdbd needs (see mysql_proc.sql)
+    mariadbd --no-defaults --bootstrap --user=root --datadir="$STATE/db" --innodb-use-native-aio=0 \
+        < "$HERE/mysql_proc.sql" >>"$STATE/mariadb.log" 2>&1
+fi
 mariadbd --no-defaults --user=root --datadir="$STATE/db" --socket="$STATE/mariadb.sock" \
     --bind-address=127.0.0.1 --port="$DB_PORT" --skip-grant-tables --skip-name-resolve \
     --secure-file-priv="$STATE/dbfiles" \
