@@ -7,6 +7,13 @@ sampled through circuit cutting (:func:`cutting.cut_qaoa`, :func:`cutting.sample
 vertex separator allows it, otherwise by simulated annealing as a counted fallback, so a
 run always answers and always says how much of the answer the device gave.
 
+With ``angles="trained"`` (or a :class:`~bbqmis.mis.training.Training`) the angles of every
+problem are trained on the backend first (:func:`bbqmis.mis.training.train`): energies
+estimated from the circuit's counts, or for a cut problem from the cut expectation-value
+reconstruction (:func:`cutting.expectation`), starting from the closed-form optimum or a
+seeded random point; each problem trains afresh (no warm start). The counters then tell
+training from sampling (``training_*`` and ``sampling_*``, :func:`training_summary`).
+
 The solver holds a backend *spec* (a string), so it pickles to process-pool and MPI
 workers; each process builds its backend once (:func:`backends.shared_backend`), and the
 quantum work of every call is counted from that call's own timing records
@@ -19,7 +26,7 @@ import math
 import threading
 import time
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TypeAlias
 
@@ -32,6 +39,15 @@ from backends.utils.validation import SeedLike, check_nonnegative, check_positiv
 from .mis import qaoa
 from .mis.classical import simulated_annealing
 from .mis.problem import MISProblem, bits_from_strings
+from .mis.training import (
+    TrainedAngles,
+    Training,
+    check_angle_mode,
+    count_device_work,
+    sample_energy,
+    train,
+    training_summary,
+)
 
 __all__ = [
     "ANNEALING_WORK",
@@ -42,6 +58,7 @@ __all__ = [
     "add_stats",
     "annealing_reads",
     "new_stats",
+    "training_summary",
 ]
 
 #: Widest circuit sent to a backend when ``max_qubits`` is not given: a statevector of more
@@ -53,8 +70,22 @@ DEFAULT_MAX_QUBITS = 24
 #: rather than minutes of annealing that no deadline can stop.
 ANNEALING_WORK = 500_000_000
 
+#: Device counters kept apart for the training of the angles and for the final sampling.
+DEVICE_KEYS = ("circuits", "shots", "quantum_seconds")
+
 #: Counters of :attr:`MISSamples.stats` and :attr:`QuantumMISSolver.stats`.
-STAT_KEYS = ("calls", "circuits", "shots", "quantum_seconds", "cut_problems", "fallbacks", "seconds")
+STAT_KEYS = (
+    "calls",
+    *DEVICE_KEYS,
+    "cut_problems",
+    "fallbacks",
+    "seconds",
+    *(f"{phase}_{key}" for phase in ("training", "sampling") for key in DEVICE_KEYS),
+    "training_problems",
+    "training_evaluations",
+    "training_gap",
+    "training_relative_gap",
+)
 
 #: Work counters by name (counts and seconds); a missing counter reads 0.
 Stats: TypeAlias = defaultdict[str, float]
@@ -120,7 +151,15 @@ class MISSamples:
         Work of this call: ``calls``, ``circuits``, ``shots`` (every shot of every
         circuit), ``quantum_seconds`` (device execution), ``cut_problems`` (1 when
         sampled through circuit cutting), ``fallbacks`` (1 when annealed instead),
-        ``seconds`` (wall time).
+        ``seconds`` (wall time); the device counters split into ``training_circuits``,
+        ``training_shots``, ``training_quantum_seconds`` (training the angles) and
+        ``sampling_circuits``, ``sampling_shots``, ``sampling_quantum_seconds`` (the final
+        sampling); ``training_problems`` (1 when the angles were trained),
+        ``training_evaluations``, ``training_gap`` and ``training_relative_gap`` (exact
+        energy at the trained angles less the closed-form optimum, absolute and relative
+        to its magnitude; see :class:`~bbqmis.mis.training.TrainedAngles`).
+    angles : TrainedAngles or QAOAAngles, optional
+        The angles sampled at: trained or closed-form (None when no circuit ran).
 
     Examples
     --------
@@ -132,9 +171,12 @@ class MISSamples:
     bits: np.ndarray
     counts: np.ndarray
     stats: Stats = field(default_factory=new_stats)
+    angles: object = None
 
     @classmethod
-    def from_counts(cls, counts: Mapping[str, int], num_bits: int, stats: Stats) -> MISSamples:
+    def from_counts(
+        cls, counts: Mapping[str, int], num_bits: int, stats: Stats, angles: object = None
+    ) -> MISSamples:
         """Build from qiskit-ordered counts (qubit 0 is the rightmost character).
 
         Parameters
@@ -144,6 +186,8 @@ class MISSamples:
         num_bits : int
             ``n``, the width of ``bits`` (also when ``counts`` is empty).
         stats : Stats
+        angles : TrainedAngles or QAOAAngles, optional
+            The angles sampled at.
 
         Returns
         -------
@@ -158,7 +202,7 @@ class MISSamples:
         """
         keys = sorted(counts, key=lambda key: (-counts[key], key))
         bits = bits_from_strings(keys, num_bits) if keys else np.zeros((0, num_bits), np.uint8)
-        return cls(bits, np.array([counts[key] for key in keys], dtype=np.int64), stats)
+        return cls(bits, np.array([counts[key] for key in keys], dtype=np.int64), stats, angles)
 
     @classmethod
     def from_rows(cls, rows: np.ndarray, stats: Stats) -> MISSamples:
@@ -194,7 +238,7 @@ class MISSamples:
         >>> samples.most_frequent(1).bits.tolist(), samples.most_frequent(1).counts.tolist()
         ([[0, 1]], [2])
         """
-        return MISSamples(self.bits[:k], self.counts[:k], self.stats)
+        return MISSamples(self.bits[:k], self.counts[:k], self.stats, self.angles)
 
     def repaired(self, problem: MISProblem, seed: SeedLike = None) -> np.ndarray:
         """Each row repaired to a maximal independent set (:meth:`MISProblem.repair`).
@@ -267,6 +311,10 @@ class QuantumMISSolver:
     fallback_sweeps : int, default=200
         Sweeps of the annealing fallback, which takes ``shots`` reads, or fewer on a
         problem so large that they would exceed :data:`ANNEALING_WORK` (:func:`annealing_reads`).
+    angles : {"closed-form", "trained"} or Training, default="closed-form"
+        Where the p = 1 angles come from: the closed form (exact, no circuit), or training
+        on the backend (``"trained"``: :class:`~bbqmis.mis.training.Training` defaults; its
+        ``shots`` default to ``shots``).
 
     Attributes
     ----------
@@ -286,6 +334,11 @@ class QuantumMISSolver:
     >>> samples = solver.sample(MISProblem(nx.path_graph(4)), seed=1)
     >>> samples.bits.shape[1], int(samples.counts.sum()), int(samples.stats["fallbacks"])
     (4, 256, 0)
+    >>> from bbqmis.mis.training import Training
+    >>> trained = QuantumMISSolver("aer", shots=256, angles=Training(evaluations=8))
+    >>> stats = trained.sample(MISProblem(nx.path_graph(4)), seed=1).stats
+    >>> stats["training_evaluations"] <= 8, stats["training_circuits"] == stats["training_evaluations"]
+    (True, True)
     """
 
     def __init__(
@@ -298,6 +351,7 @@ class QuantumMISSolver:
         cut: bool = True,
         max_cut_overhead: float = 256.0,
         fallback_sweeps: int = 200,
+        angles: str | Training = "closed-form",
     ) -> None:
         if not isinstance(backend, str | QuantumBackend):
             raise InvalidParameterError(
@@ -310,17 +364,29 @@ class QuantumMISSolver:
         self.cut = bool(cut)
         self.max_cut_overhead = check_nonnegative(max_cut_overhead, "max_cut_overhead")
         self.fallback_sweeps = check_positive_int(fallback_sweeps, "fallback_sweeps")
+        self.angles = angles
+        self.training = check_angle_mode(angles)
         self.stats: Stats = new_stats()
         self._lock = threading.Lock()
 
     def __repr__(self) -> str:
         return (
             f"{type(self).__name__}(backend={self.backend!r}, shots={self.shots}, "
-            f"max_qubits={self.max_qubits}, cut={self.cut})"
+            f"max_qubits={self.max_qubits}, cut={self.cut}"
+            + ("" if self.training is None else f", angles={self.angles!r}")
+            + ")"
         )
 
     def _settings(self) -> tuple[object, ...]:
-        return (self.backend, self.shots, self.max_qubits, self.sleep_factor, self.cut, self.max_cut_overhead)
+        return (
+            self.backend,
+            self.shots,
+            self.max_qubits,
+            self.sleep_factor,
+            self.cut,
+            self.max_cut_overhead,
+            self.training,
+        )
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, QuantumMISSolver):
@@ -416,23 +482,71 @@ class QuantumMISSolver:
         width = self.width()
         seed = int(rng.integers(2**31))
         if problem.num_nodes <= width:
-            counts = qaoa.sample(problem, qaoa.optimize(problem), self.device(), shots=self.shots, seed=seed)
-            return MISSamples.from_counts(counts, problem.num_nodes, stats)
-        cut_counts = self._cut(problem, width, seed)
-        if cut_counts is not None:
+            device, shots = self.device(), self._training_shots()
+
+            def estimate(gamma: float, beta: float, seed: int) -> tuple[float, float]:
+                return sample_energy(problem, (gamma, beta), device, shots, seed=seed)
+
+            angles = self._angles(problem, estimate, rng, stats)
+            with record_timings() as records:
+                counts = qaoa.sample(
+                    problem, (angles.gamma, angles.beta), device, shots=self.shots, seed=seed
+                )
+            count_device_work(stats, "sampling", records)
+            return MISSamples.from_counts(counts, problem.num_nodes, stats, angles)
+        cut = self._cut(problem, width, seed, rng, stats)
+        if cut is not None:
             stats["cut_problems"] += 1
-            return MISSamples.from_counts(cut_counts, problem.num_nodes, stats)
+            return MISSamples.from_counts(cut[0], problem.num_nodes, stats, cut[1])
         stats["fallbacks"] += 1
         reads = annealing_reads(self.shots, self.fallback_sweeps, problem.num_nodes + len(problem.edges))
         rows = simulated_annealing(problem, num_reads=reads, num_sweeps=self.fallback_sweeps, seed=rng)
         return MISSamples.from_rows(rows, stats)
 
-    def _cut(self, problem: MISProblem, width: int, seed: int) -> dict[str, int] | None:
-        """Counts through circuit cutting, or None when no plan within the bounds exists.
+    def _training_shots(self) -> int:
+        return self.shots if self.training is None or self.training.shots is None else self.training.shots
+
+    def _angles(
+        self,
+        problem: MISProblem,
+        estimate: Callable[[float, float, int], tuple[float, float]],
+        rng: np.random.Generator,
+        stats: Stats,
+    ) -> qaoa.QAOAAngles | TrainedAngles:
+        """The closed-form angles, or angles trained by ``estimate(gamma, beta, seed)``, counted in ``stats``.
+
+        Every evaluation gets its own seed (independent shot noise, as on a device), drawn
+        from a generator seeded by ``rng``.
+        """
+        closed = qaoa.optimize(problem)
+        if self.training is None:
+            return closed
+        seeds = np.random.default_rng(int(rng.integers(2**63)))
+        with record_timings() as records:
+            trained = train(
+                problem,
+                lambda gamma, beta: estimate(gamma, beta, int(seeds.integers(2**31))),
+                self.training,
+                seed=seeds,
+                closed_form=closed,
+            )
+        count_device_work(stats, "training", records)
+        stats["training_problems"] += 1
+        stats["training_evaluations"] += trained.evaluations
+        stats["training_gap"] += trained.gap
+        stats["training_relative_gap"] += trained.relative_gap
+        return trained
+
+    def _cut(
+        self, problem: MISProblem, width: int, seed: int, rng: np.random.Generator, stats: Stats
+    ) -> tuple[dict[str, int], qaoa.QAOAAngles | TrainedAngles] | None:
+        """Counts and angles through circuit cutting, or None when no plan within the bounds exists.
 
         The angles are optimised only for a problem that has a plan: on a problem far
         wider than the device (a residual of a thousand vertices, say) the closed-form
-        energy alone would take time and memory that the fallback does not need.
+        energy alone would take time and memory that the fallback does not need. Trained
+        angles are trained on the cut circuit: every evaluation runs the plan's
+        subexperiments and reconstructs the energy (:func:`cutting.expectation`).
         """
         if not self.cut:
             return None
@@ -445,5 +559,13 @@ class QuantumMISSolver:
             plan = cutting.cut_qaoa(problem, width, max_overhead=self.max_cut_overhead)
         except cutting.CuttingError:  # no separator, too costly, or a layout cut_wires cannot take
             return None
-        angles = qaoa.optimize(problem)
-        return cutting.sample(plan, angles, self.device(), self.shots, self.shots, seed=seed)
+        device, shots = self.device(), self._training_shots()
+
+        def estimate(gamma: float, beta: float, seed: int) -> tuple[float, float]:
+            return cutting.expectation(plan, gamma, beta, device, shots, seed=seed)
+
+        angles = self._angles(problem, estimate, rng, stats)
+        with record_timings() as records:
+            counts = cutting.sample(plan, angles, device, self.shots, self.shots, seed=seed)
+        count_device_work(stats, "sampling", records)
+        return counts, angles

@@ -48,6 +48,8 @@ from backends.utils.progress import ProgressLine
 
 from ..mis.errors import BBQMISError
 from ..mis.graphio import EXTENSIONS, FORMATS, read_graph
+from ..mis.training import ANGLES, STARTS, Training
+from ..mis.training import METHODS as TRAINING_METHODS
 from .limits import StopRequest, stop_on_signals
 from .pipeline import METHODS, color_graph
 from .plot import MAX_DRAWN_VERTICES, plot_run
@@ -66,6 +68,7 @@ MAX_MEMORY_GB = 1e5
 MAX_NODES = 10**12
 MAX_SEED = 2**63 - 1
 MAX_WORKERS = 256
+MAX_EVALUATIONS = 10_000
 
 EXAMPLES = """\
 examples:
@@ -73,6 +76,7 @@ examples:
   python -m bbqmis data/graphs/myciel4.col --sampler exact --json out.json
   python -m bbqmis data/graphs/myciel5.col --sampler exact --plot run.png   # colouring + search figure
   python -m bbqmis graph.col --backend iqm-fake:adonis --max-qubits 5
+  python -m bbqmis data/graphs/myciel3.col --angles trained --training-evaluations 30   # hybrid loop
   python -m bbqmis graph.col --backend vqpu:http://127.0.0.1:8765 --sleep-factor 2
   python -m bbqmis big.col --time-limit 600 --checkpoint run.ckpt   # later: add --resume
   mpiexec -n 3 python -m bbqmis data/graphs/queen5_5.col          # 2 MPI workers
@@ -103,6 +107,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_graph_arguments(parser)
     _add_sampler_arguments(parser)
+    _add_training_arguments(parser)
     _add_limit_arguments(parser)
     _add_tree_arguments(parser)
     _add_checkpoint_arguments(parser)
@@ -165,6 +170,62 @@ def _add_sampler_arguments(parser: argparse.ArgumentParser) -> None:
         help="widest circuit to run; wider components are cut or solved classically "
         "(default: the backend's qubits, at most 24)",
     )
+
+
+def _add_training_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the options of the QAOA angles: closed form, or trained on the backend."""
+    parser.add_argument(
+        "--angles",
+        default="closed-form",
+        choices=ANGLES,
+        help="QAOA angles: the closed-form p = 1 optimum (exact, no circuit), or trained on the backend "
+        "by a classical optimiser from sampled energies (cut circuits: reconstructed) (default: closed-form)",
+    )
+    parser.add_argument(
+        "--training-evaluations",
+        type=integer(1, MAX_EVALUATIONS),
+        default=None,
+        metavar="N",
+        help=f"with --angles trained: energy evaluations per problem, 1 to {MAX_EVALUATIONS} (default: 40)",
+    )
+    parser.add_argument(
+        "--training-shots",
+        type=integer(1, MAX_SHOTS),
+        default=None,
+        metavar="N",
+        help="with --angles trained: shots per circuit of an evaluation (default: --shots)",
+    )
+    parser.add_argument(
+        "--training-start",
+        default=None,
+        choices=STARTS,
+        help="with --angles trained: start at the closed-form optimum or at a random point "
+        "(seeded by --seed) (default: closed-form)",
+    )
+    parser.add_argument(
+        "--training-method",
+        default=None,
+        choices=tuple(TRAINING_METHODS),
+        help="with --angles trained: the scipy optimiser (default: cobyla)",
+    )
+
+
+def _training(args: argparse.Namespace) -> str | Training:
+    """The ``angles`` of the QAOA sampler; a training option without ``--angles trained`` is bad input."""
+    options = {
+        "--training-evaluations": ("evaluations", args.training_evaluations),
+        "--training-shots": ("shots", args.training_shots),
+        "--training-start": ("start", args.training_start),
+        "--training-method": ("method", args.training_method),
+    }
+    given = {option: pair for option, pair in options.items() if pair[1] is not None}
+    if args.angles == "closed-form":
+        if given:
+            raise BBQMISError(f"{next(iter(given))} needs --angles trained")
+        return "closed-form"
+    if args.sampler != "qaoa":
+        raise BBQMISError(f"--angles trained needs --sampler qaoa, got --sampler {args.sampler}")
+    return Training(**dict(given.values()))
 
 
 def _add_limit_arguments(parser: argparse.ArgumentParser) -> None:
@@ -278,12 +339,14 @@ def _add_run_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _sampler_options(args: argparse.Namespace) -> dict[str, Any]:
+    angles = _training(args)  # checked for every sampler: --angles trained needs QAOA
     if args.sampler == "qaoa":
         return {
             "backend": args.backend,
             "shots": args.shots,
             "max_qubits": args.max_qubits,
             "sleep_factor": args.sleep_factor,
+            "angles": angles,
         }
     if args.sampler in ("random", "anneal"):
         return {"shots": args.shots}

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 
 import networkx as nx
 
+from ..mis.training import training_summary
 from .errors import SearchError
 
 __all__ = ["SUMMED_STATS", "ColoringResult", "color_classes", "verify_coloring"]
@@ -56,8 +57,12 @@ class ColoringResult:
         says), ``exhaustive``, ``seconds``, ``incumbents`` (list of
         ``[seconds, colours, source]``), ``sampler`` (calls, circuits, shots,
         quantum_seconds, fallbacks, cut_components, seconds: the branching sampler's
-        work) and ``pricing`` (circuits, shots, quantum_seconds that the LP bounds'
-        pricers sent to quantum devices, e.g. QAOA pricing; empty without LP bounds).
+        work), ``pricing`` (circuits, shots, quantum_seconds that the LP bounds'
+        pricers sent to quantum devices, e.g. QAOA pricing; empty without LP bounds), and
+        for a QAOA sampler ``training``: the branching sampler's work split into training
+        the angles and sampling (:func:`~bbqmis.mis.training.training_summary`: problems,
+        evaluations, circuits, shots, quantum_seconds, sampling, mean_gap,
+        mean_relative_gap), derived from ``sampler`` when the result is built.
 
     Examples
     --------
@@ -74,6 +79,14 @@ class ColoringResult:
     optimal: bool
     stopped: str | None = None
     stats: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        """Add ``stats["training"]`` from the sampler's training counters, when it has them."""
+        sampler = self.stats.get("sampler")
+        if isinstance(sampler, Mapping) and "training" not in self.stats:
+            summary = training_summary(sampler)
+            if summary is not None:
+                self.stats["training"] = summary
 
     def __repr__(self) -> str:
         """One line: colours, bound, optimality, stop reason, vertices and seconds (not the colouring)."""

@@ -29,6 +29,7 @@ from backends.utils.validation import SeedLike, build_named, check_positive_int,
 
 from ..mis.classical import check_beta_range, simulated_annealing
 from ..mis.problem import MISProblem, check_graph
+from ..mis.training import Training
 from ..solver import MISSamples, QuantumMISSolver, Stats, add_stats, annealing_reads, new_stats
 
 __all__ = [
@@ -447,6 +448,10 @@ class QAOASampler(_BitstringSampler):
         Use circuit cutting for components wider than ``max_qubits``.
     max_cut_overhead : float, default=256.0
         See :class:`~bbqmis.solver.QuantumMISSolver`.
+    angles : {"closed-form", "trained"} or Training, default="closed-form"
+        The closed-form angles, or angles trained on ``backend`` for every component
+        (:class:`~bbqmis.mis.training.Training`; ``stats`` then counts ``training_*`` and
+        ``sampling_*`` work apart, see :func:`~bbqmis.mis.training.training_summary`).
 
     Examples
     --------
@@ -457,6 +462,9 @@ class QAOASampler(_BitstringSampler):
     True
     >>> samples.stats["shots"] >= 128, samples.stats["fallbacks"] == 0
     (True, True)
+    >>> trained = QAOASampler(shots=128, angles="trained").sample(graph, seed=1)
+    >>> 0 < trained.stats["training_evaluations"] <= 40
+    True
     """
 
     def __init__(
@@ -469,6 +477,7 @@ class QAOASampler(_BitstringSampler):
         sleep_factor: float = 0.0,
         cut: bool = True,
         max_cut_overhead: float = 256.0,
+        angles: str | Training = "closed-form",
     ) -> None:
         super().__init__(shots, max_sets)
         self.solver = QuantumMISSolver(
@@ -478,6 +487,7 @@ class QAOASampler(_BitstringSampler):
             sleep_factor=sleep_factor,
             cut=cut,
             max_cut_overhead=max_cut_overhead,
+            angles=angles,
         )
         self.penalty = float(penalty)
 

@@ -292,6 +292,8 @@ INTEGER_OPTIONS = {
     "--node-limit": (1, 10**12),
     "--seed": (0, 2**63 - 1),
     "--workers": (1, 256),
+    "--training-evaluations": (1, 10_000),
+    "--training-shots": (1, 1_000_000),
 }
 REAL_OPTIONS = {
     "--sleep-factor": (0, 1000),
