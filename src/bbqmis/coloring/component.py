@@ -19,6 +19,7 @@ from typing import Any
 import networkx as nx
 
 from .classical.matrices import csr_adjacency
+from .classical.mycielski import MycielskiWitness
 from .classical.reduce import extend_coloring
 from .classical.sat import MAX_SAT_CLAUSES
 from .limits import Clock, Every, Limits
@@ -197,6 +198,9 @@ class CoreState:
         Independent sets of the core from the LP phase, to seed the tree's node LPs.
     pricer_stats : dict
         The LP phase's pricer statistics (how long each pricer's calls take).
+    mycielski : MycielskiWitness or None
+        The witness of the root's Mycielskian bound (a clique and the levels grown from
+        it), when one was computed: with the clique, what a certificate of the bound needs.
 
     Examples
     --------
@@ -219,6 +223,7 @@ class CoreState:
     settled: str | None = None
     columns: list[frozenset] = field(default_factory=list)
     pricer_stats: dict[str, Any] = field(default_factory=dict)
+    mycielski: MycielskiWitness | None = None
 
     @property
     def colors(self) -> int:

@@ -7,9 +7,11 @@ search is needed once the colours meet the bound:
 - :func:`reduce_phase`: a maximum clique (:func:`~bbqmis.coloring.classical.clique.graph_clique`,
   at most a tenth of the time left) is the first lower bound; vertices of smaller degree
   outside it are peeled off (:func:`~bbqmis.coloring.classical.reduce.peel`); the core gets
-  the spectral and odd-cycle bounds (skipped above :data:`SPECTRAL_MAX_NODES` vertices)
-  and greedy incumbents (DSATUR, then :data:`GREEDY_STRATEGIES` while a twentieth of the
-  time left allows);
+  the spectral and odd-cycle bounds (skipped above :data:`SPECTRAL_MAX_NODES` vertices),
+  greedy incumbents (DSATUR, then :data:`GREEDY_STRATEGIES` while a twentieth of the
+  time left allows) and the Mycielskian bound of that clique and of greedy ones
+  (:func:`~bbqmis.coloring.classical.mycielski.mycielski_bound`, at most a tenth of the
+  time left and 5 s; its witness is ``CoreState.mycielski``);
 - :func:`sat_phase`: SAT (:func:`~bbqmis.coloring.classical.sat.sat_coloring`) for a first
   second, which settles most small cores at once;
 - :func:`tabucol_phase`: TabuCol (:func:`~bbqmis.coloring.classical.tabucol.improve_coloring`)
@@ -30,6 +32,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Hashable
+from dataclasses import replace
 from typing import Any
 
 import networkx as nx
@@ -38,6 +41,7 @@ import numpy as np
 from .classical.bounds import ChromaticBounds, adjacency_bounds, dsatur_coloring
 from .classical.clique import graph_clique
 from .classical.dsatur_exact import exact_coloring
+from .classical.mycielski import mycielski_bound
 from .classical.reduce import extend_coloring, peel
 from .classical.sat import sat_clauses, sat_coloring
 from .classical.tabucol import improve_coloring
@@ -70,8 +74,10 @@ __all__ = [
 GREEDY_STRATEGIES = ("DSATUR", "largest_first", "smallest_last")
 #: Largest core whose spectral bounds are computed (a dense eigendecomposition, O(n^3)).
 SPECTRAL_MAX_NODES = 1500
-#: Share of the time left that the clique search may use.
+#: Share of the time left that the clique search may use (and, after it, the Mycielskian bound).
 _CLIQUE_SHARE = 0.1
+#: Longest search for a Mycielskian bound at the root, in seconds, whatever the time limit.
+_MYCIELSKI_CAP_SECONDS = 5.0
 #: Share of the time left for greedy colourings after the first (DSATUR), which always runs.
 _GREEDY_SHARE = 0.05
 #: Largest core that exact DSATUR branch-and-bound and the LP bound try before the tree.
@@ -125,14 +131,28 @@ def reduce_phase(graph: nx.Graph, context: SearchContext) -> CoreState:
     core_nodes, peeled = peel(graph, clique_vertices)
     core = graph if not peeled else graph.subgraph([v for v in nodes if v in core_nodes]).copy()
     context.report({"phase": "bounds"})
-    bounds = _core_bounds(core, clique.size)
     incumbent, source = _greedy_incumbent(core, _phase_deadline(context, _GREEDY_SHARE, math.inf))
+    start = time.perf_counter()
+    witness = mycielski_bound(
+        core,
+        [[v for v in clique_vertices if v in core]],
+        target=len(set(incumbent.values())),
+        deadline=_phase_deadline(context, _CLIQUE_SHARE, _MYCIELSKI_CAP_SECONDS),
+    )
+    bounds = replace(_core_bounds(core, clique.size), mycielski=witness.bound)
     stats: dict[str, Any] = {
         "peeled": len(peeled),
         "root_bounds": bounds.__dict__.copy(),
         "initial_colors": len(set(incumbent.values())),
+        "mycielski": {
+            "bound": witness.bound,
+            "clique": len(witness.clique),
+            "levels": len(witness.levels),
+            "seconds": round(time.perf_counter() - start, 6),
+        },
     }
     state = CoreState(graph, core, peeled, clique_vertices, incumbent, source, bounds.value, stats)
+    state.mycielski = witness
     state.settle(context.global_lower)
     return state
 

@@ -69,8 +69,12 @@ def test_node_lp_refuses_a_large_graph_before_allocating() -> None:
 def test_large_sparse_core_without_a_dense_adjacency(cycle: int, how: str, stopped: str) -> None:
     # The Grötzsch graph (chi 4, no triangle) on a long cycle: a core whose bounds (3) do
     # not meet its colouring (4). Up to TREE_MAX_NODES the tree runs (with LP on); above,
-    # the core keeps the heuristics' colouring with "size_limit".
-    graph = nx.union(nx.mycielski_graph(4), nx.cycle_graph(range(100, 100 + cycle)))
+    # the core keeps the heuristics' colouring with "size_limit". Its vertices come in reverse
+    # order, so that the Mycielskian bound (4 in the construction order) stays at 3.
+    graph = nx.Graph()
+    graph.add_nodes_from(range(10, -1, -1))
+    graph.add_edges_from(nx.mycielski_graph(4).edges)
+    graph = nx.union(graph, nx.cycle_graph(range(100, 100 + cycle)))
     graph.add_edge(0, 100)
     tracemalloc.start()
     try:

@@ -4,6 +4,7 @@ import networkx as nx
 import pytest
 
 from bbqmis.coloring import phases
+from bbqmis.coloring.classical.mycielski import check_witness
 from bbqmis.coloring.component import CoreState, SearchContext
 from bbqmis.coloring.limits import Clock, Every, Limits
 from bbqmis.coloring.result import verify_coloring
@@ -41,8 +42,12 @@ def test_reduce_phase_peels_around_the_clique_and_bounds_the_core():
     state = phases.reduce_phase(graph, ctx)
     assert [r["phase"] for r in reports] == ["clique", "bounds"]
     assert set(state.peeled) == {20, 21} and set(state.core) == set(range(11))
-    assert state.lower == 3 and state.stats["root_bounds"]["clique"] == 2
-    assert state.stats["initial_colors"] == state.colors >= 4 and state.settled is None
+    assert state.stats["root_bounds"]["clique"] == 2
+    assert state.lower == state.stats["root_bounds"]["mycielski"] == 4  # the Groetzsch graph, rebuilt
+    assert state.stats["mycielski"] == {**state.stats["mycielski"], "bound": 4, "clique": 2, "levels": 2}
+    assert check_witness(state.core, state.mycielski) == 4
+    assert state.stats["initial_colors"] == state.colors >= 4
+    assert state.settled == ("bounds" if state.colors == 4 else None)
     verify_coloring(state.core, state.incumbent)
 
 
@@ -54,7 +59,7 @@ def test_reduce_phase_settles_a_core_whose_colouring_meets_the_clique():
 
 def test_reduce_phase_calls_a_core_dominated_by_another_component():
     ctx, _ = context(global_lower=10)
-    state = phases.reduce_phase(nx.mycielski_graph(4), ctx)
+    state = phases.reduce_phase(nx.chvatal_graph(), ctx)  # chi 4, bounds 3
     assert state.lower < state.colors <= 10 and state.settled == "dominated"
 
 

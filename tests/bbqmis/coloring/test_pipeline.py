@@ -7,7 +7,9 @@ import networkx as nx
 import pytest
 
 from bbqmis import InvalidParameterError, SearchError, color_graph, read_graph, verify_coloring
+from bbqmis.coloring import phases
 from bbqmis.coloring import pipeline as pipeline_module
+from bbqmis.coloring.classical.mycielski import MycielskiWitness
 from bbqmis.coloring.classical.reduce import easy_coloring
 from bbqmis.coloring.component import SearchContext
 from bbqmis.coloring.limits import Clock, Every, Limits, resident_memory_gb
@@ -17,6 +19,19 @@ from bbqmis.coloring.samplers import ExactSampler
 from bbqmis.coloring.tree.executors import SerialExecutor
 
 DATA = "data/graphs"
+
+
+@pytest.fixture
+def weak_bounds(monkeypatch):
+    """No Mycielskian bound: these tests need cores whose bounds stay below chi.
+
+    The Mycielskian bound proves the chromatic number of every Mycielski graph at the root
+    (``test_the_mycielskian_bound_settles_mycielski_graphs_at_the_root``), so the tests
+    that use those graphs to exercise SAT, the trees and the limits switch it off.
+    """
+    monkeypatch.setattr(
+        phases, "mycielski_bound", lambda graph, cliques=(), **options: MycielskiWitness((), ())
+    )
 
 
 def check(graph: nx.Graph, result: ColoringResult, chi: int) -> None:
@@ -79,6 +94,7 @@ def test_depth_first_strategy_gives_the_same_answer():
     assert result.optimal and result.num_colors == 5
 
 
+@pytest.mark.usefixtures("weak_bounds")
 def test_node_limit_returns_best_colouring_without_claiming_optimality():
     graph = nx.mycielski_graph(6)  # chi = 6, bounds give 3 at the root
     result = color_graph(graph, sampler="exact", node_limit=3, seed=0, exact_share=0)
@@ -89,6 +105,7 @@ def test_node_limit_returns_best_colouring_without_claiming_optimality():
     assert result.stats["open_nodes"] > 0
 
 
+@pytest.mark.usefixtures("weak_bounds")
 def test_time_limit_stops_the_search():
     graph = nx.mycielski_graph(7)  # 95 vertices, chi 7: neither SAT nor the tree proves it in a second
     result = color_graph(graph, sampler="exact", time_limit=1.0, seed=0)
@@ -97,6 +114,7 @@ def test_time_limit_stops_the_search():
     check(graph, result, 7)
 
 
+@pytest.mark.usefixtures("weak_bounds")
 def test_heuristic_mode_never_claims_what_it_cannot_prove():
     graph = nx.mycielski_graph(5)  # root lower bound 3 < chi = 5
     result = color_graph(graph, sampler="greedy", exhaustive=False, seed=0)
@@ -145,6 +163,7 @@ def test_bad_input_is_rejected(graph, kwargs, message):
         color_graph(graph, **{"sampler": "exact", **kwargs})
 
 
+@pytest.mark.usefixtures("weak_bounds")
 def test_checkpoint_and_resume_continue_the_search(tmp_path):
     graph = nx.mycielski_graph(5)
     path = tmp_path / "search.ckpt"
@@ -288,6 +307,7 @@ def test_an_easy_component_needs_no_search():
     assert reports == []
 
 
+@pytest.mark.usefixtures("weak_bounds")
 def test_a_component_is_searched_to_optimality_with_its_pendant_vertices_peeled():
     graph = nx.mycielski_graph(4)
     graph.add_edges_from([(0, 100), (100, 101)])  # a path that peeling removes
@@ -299,6 +319,7 @@ def test_a_component_is_searched_to_optimality_with_its_pendant_vertices_peeled(
     assert {r["phase"] for r in reports} >= {"clique", "bounds", "search"}
 
 
+@pytest.mark.usefixtures("weak_bounds")
 def test_a_component_within_another_components_bound_is_only_coloured_greedily():
     ctx, _ = context(global_lower=5)
     outcome = color_component(nx.mycielski_graph(4), ctx)
@@ -312,6 +333,7 @@ def test_a_time_limit_stops_the_tree_and_says_so():
     assert outcome.stopped == "time_limit" and outcome.lower_bound < outcome.num_colors
 
 
+@pytest.mark.usefixtures("weak_bounds")
 def test_sat_settles_a_core_and_says_so():
     graph = nx.mycielski_graph(6)  # 47 vertices, chi 6: beyond a minute of DSATUR or tree
     ctx, reports = context(exact_share=0.5)
@@ -322,6 +344,7 @@ def test_sat_settles_a_core_and_says_so():
     assert sat["optimal"] and "search" not in {r["phase"] for r in reports}
 
 
+@pytest.mark.usefixtures("weak_bounds")
 def test_sat_keeps_the_time_limit_and_the_best_colouring():
     graph = nx.mycielski_graph(7)  # 95 vertices, chi 7: no SAT proof within a second
     ctx, _ = context(Limits(time_limit=1.5), exact_share=1.0)
@@ -331,6 +354,7 @@ def test_sat_keeps_the_time_limit_and_the_best_colouring():
     assert ctx.clock.elapsed() < 1.5 + 2.0
 
 
+@pytest.mark.usefixtures("weak_bounds")
 def test_exact_dsatur_settles_a_small_core_when_sat_is_off():
     ctx, reports = context(exact_share=0.5, max_sat_clauses=0)
     outcome = color_component(nx.mycielski_graph(5), ctx)
@@ -361,6 +385,7 @@ NOT_SETTLED = {
 
 @pytest.mark.timeout(60)
 @pytest.mark.parametrize("name", sorted(NOT_SETTLED))
+@pytest.mark.usefixtures("weak_bounds")
 def test_a_core_larger_than_the_tree_limit_keeps_the_heuristic_colouring(name, monkeypatch):
     graph = NOT_SETTLED[name]()
     assert easy_coloring(graph) is None
@@ -376,6 +401,7 @@ def test_a_core_larger_than_the_tree_limit_keeps_the_heuristic_colouring(name, m
 
 
 @pytest.mark.timeout(120)
+@pytest.mark.usefixtures("weak_bounds")
 def test_the_tree_limit_is_the_largest_core_that_is_searched(monkeypatch):
     graph = nx.mycielski_graph(5)  # 23 vertices, no pendant vertex: the core is the graph
     limits = Limits(node_limit=30)  # a short tree: only whether it starts matters
@@ -390,6 +416,7 @@ def test_the_tree_limit_is_the_largest_core_that_is_searched(monkeypatch):
 
 
 @pytest.mark.timeout(120)
+@pytest.mark.usefixtures("weak_bounds")
 def test_a_size_limited_component_does_not_end_the_search_of_the_others(monkeypatch):
     from bbqmis import color_graph
 
@@ -419,3 +446,13 @@ def test_an_expired_clock_ends_the_component_with_its_greedy_colouring(name):
     assert outcome.how == "greedy:time_limit" and outcome.stopped == "time_limit"
     assert outcome.lower_bound <= outcome.num_colors == outcome.stats["initial_colors"]
     assert {r["phase"] for r in reports} == {"clique", "bounds"}  # nothing after the first colourings
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("k", [5, 6, 7])
+def test_the_mycielskian_bound_settles_mycielski_graphs_at_the_root(k):
+    graph = read_graph(f"{DATA}/myciel{k}.col")  # chi k + 1, clique number 2
+    result = color_graph(graph, sampler="exact", seed=0, time_limit=60)
+    check(graph, result, k + 1)
+    assert result.optimal and result.num_colors == k + 1
+    assert result.stats["stop_reason"] == "bounds_met" and result.stats["nodes_explored"] == 0

@@ -8,6 +8,8 @@ Modules:
 - :mod:`~bbqmis.coloring.classical.bounds`: lower and upper bounds on the chromatic number
   (clique, odd cycle, spectral; DSATUR);
 - :mod:`~bbqmis.coloring.classical.clique`: maximum clique by branch-and-bound;
+- :mod:`~bbqmis.coloring.classical.mycielski`: Mycielskian lower bounds with their witnesses
+  (at the root, and on the quotient graphs of exact DSATUR's nodes);
 - :mod:`~bbqmis.coloring.classical.dsatur_exact`: exact DSATUR branch-and-bound, whose tree is
   :mod:`~bbqmis.coloring.classical.dsatur_search`;
 - :mod:`~bbqmis.coloring.classical.sat` and :mod:`~bbqmis.coloring.classical.sat_worker`:

@@ -50,6 +50,9 @@ class ChromaticBounds:
         Elphick) and ``1 + max(n+/n-, n-/n+)`` (inertia; Elphick and Wocjan, Electron.
         J. Combin. 24, 2017), with ``lmax``, ``lmin`` the extreme adjacency eigenvalues
         and ``n+``, ``n-`` the numbers of positive and negative ones.
+    mycielski : int
+        The Mycielskian bound (:mod:`~bbqmis.coloring.classical.mycielski`): a clique's size
+        plus the levels of its Mycielskian structure found in the graph; 0 if not computed.
 
     Examples
     --------
@@ -63,6 +66,7 @@ class ChromaticBounds:
     hoffman: int = 0
     edwards: int = 0
     inertia: int = 0
+    mycielski: int = 0
 
     @property
     def value(self) -> int:

@@ -66,9 +66,10 @@ import numpy as np
 import scipy.sparse as sp
 
 from backends.utils.errors import InvalidParameterError
-from backends.utils.validation import check_nonnegative_int, check_positive_int
+from backends.utils.validation import check_nonnegative_int, check_positive_int, check_probability
 
-from .dsatur_search import dsatur_search
+from .dsatur_search import MYCIELSKI_SHARE, dsatur_search
+from .mycielski import extend_clique
 
 __all__ = ["ExactColoring", "exact_coloring"]
 
@@ -247,6 +248,7 @@ def exact_coloring(
     initial: Any = None,
     deadline: float | None = None,
     node_limit: int | None = None,
+    mycielski_share: float = MYCIELSKI_SHARE,
 ) -> ExactColoring:
     """Minimum colouring by DSATUR branch-and-bound (see the module docstring).
 
@@ -269,6 +271,10 @@ def exact_coloring(
         Absolute :func:`time.perf_counter` value at which to stop.
     node_limit : int, optional
         Maximum number of search nodes.
+    mycielski_share : float, default :data:`~bbqmis.coloring.classical.dsatur_search.MYCIELSKI_SHARE`
+        Most of the search's time spent on Mycielskian bounds
+        (:mod:`~bbqmis.coloring.classical.mycielski`): at the root, from the first vertex,
+        and at every node on the quotient graph of its partial colouring; 0 turns them off.
 
     Returns
     -------
@@ -295,6 +301,7 @@ def exact_coloring(
     0
     """
     lower = check_nonnegative_int(lower, "lower")
+    mycielski_share = check_probability(mycielski_share, "mycielski_share")
     if upper is not None:
         upper = check_nonnegative_int(upper, "upper")
     if node_limit is not None:
@@ -321,9 +328,11 @@ def exact_coloring(
     floor = lower
     if bound > lower:
         floor = max(lower, _greedy_clique(adj, deadline))
+        if mycielski_share > 0 and n:
+            floor = max(floor, extend_clique(adj, [0], target=bound, deadline=deadline).bound)
         if bound > floor:
             found, found_count, proven, nodes, stopped = dsatur_search(
-                adj, bound, floor, deadline, node_limit
+                adj, bound, floor, deadline, node_limit, mycielski_share
             )
             if found is not None:
                 colors, count = found, found_count

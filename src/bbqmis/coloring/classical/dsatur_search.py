@@ -11,10 +11,14 @@ from __future__ import annotations
 import time
 from typing import Any
 
-__all__ = ["dsatur_search"]
+from .mycielski import extend_clique, quotient_adjacency
+
+__all__ = ["MYCIELSKI_SHARE", "dsatur_search"]
 
 #: Nodes between two looks at the clock (a node takes 10 us to a few ms).
 _CLOCK_EVERY = 16
+#: Most of the search's time that the Mycielskian bound of the nodes' quotient graphs may take.
+MYCIELSKI_SHARE = 0.25
 
 
 class _Search:
@@ -225,6 +229,73 @@ class _Search:
         return uncoloured, neigh, classes, levels, used, conflict
 
 
+class _QuotientBound:
+    """The Mycielskian bound of a node's quotient graph, within a share of the search's time.
+
+    A node's colour classes, merged into one vertex each, form a clique of the quotient
+    graph (:func:`~bbqmis.coloring.classical.mycielski.quotient_adjacency`), grown greedily
+    by uncoloured vertices and then extended by Mycielskian levels; if the bound exceeds
+    ``k``, no colouring with ``k`` colours extends the node. Its explanation is, for every
+    edge of the structure between a class and an uncoloured vertex, the decisions that put
+    the class's first member next to that vertex there.
+    """
+
+    def __init__(self, share: float) -> None:
+        self.share = share
+        self.start = time.perf_counter()
+        self.spent = 0.0
+        self.calls = 0
+        self.prunes = 0
+
+    def conflict(self, search: _Search, uncoloured: int, classes: list[int]) -> int:
+        """A conflict (bitset of decision depths) if the bound exceeds ``search.k``, else -1."""
+        now = time.perf_counter()
+        if self.spent > self.share * (now - self.start):
+            return -1
+        self.calls += 1
+        try:
+            return self._conflict(search, uncoloured, classes)
+        finally:
+            self.spent += time.perf_counter() - now
+
+    def _conflict(self, search: _Search, uncoloured: int, classes: list[int]) -> int:
+        n, k = len(search.adj), search.k
+        quotient = quotient_adjacency(search.adj, classes, uncoloured)
+        clique = [n + c for c in range(len(classes))]
+        candidates = uncoloured
+        for v in clique:
+            candidates &= quotient[v]
+        while candidates:  # the uncoloured vertex with most candidate neighbours joins
+            pick, most = -1, -1
+            x = candidates
+            while x:
+                low = x & -x
+                u = low.bit_length() - 1
+                x ^= low
+                inside = (quotient[u] & candidates).bit_count()
+                if inside > most:
+                    pick, most = u, inside
+            clique.append(pick)
+            candidates &= quotient[pick]
+        witness = extend_clique(quotient, clique, target=k + 1)
+        if witness.bound <= k:
+            first = uncoloured & -uncoloured  # the structure from one vertex, as at the root
+            witness = extend_clique(quotient, [first.bit_length() - 1], target=k + 1)
+            if witness.bound <= k:
+                return -1
+            clique = list(witness.clique)
+        self.prunes += 1
+        edges = {(a, b) for a in clique for b in clique if a >= n > b}
+        for level in witness.levels:
+            edges.update((max(a, b), min(a, b)) for a, b in level.edges if max(a, b) >= n > min(a, b))
+        conflict = 0
+        depth = search.depth
+        for c, u in edges:
+            (w,) = search.antecedents(u, [classes[c - n]], search.clock + 1)
+            conflict |= 1 << depth[w] if depth[w] >= 0 else search.implied_reason(w, classes)
+        return conflict
+
+
 def _saturate(levels: list[int], newly: int, s: int) -> None:
     """Move the vertices of ``newly`` one saturation level up, from level ``s`` down (in place)."""
     while newly:
@@ -242,6 +313,7 @@ def dsatur_search(
     lower: int,
     deadline: float | None,
     node_limit: int | None,
+    mycielski_share: float = 0.0,
 ) -> tuple[list[int] | None, int, bool, int, str | None]:
     """DSATUR branch-and-bound for colourings with fewer than ``best_count`` colours.
 
@@ -257,6 +329,9 @@ def dsatur_search(
         :func:`time.perf_counter` time at which to stop.
     node_limit : int or None
         Most decisions.
+    mycielski_share : float, default 0.0
+        Most of the search's time spent on the Mycielskian bound of the nodes' quotient
+        graphs (0: none), which prunes a node whose bound exceeds the colours allowed.
 
     Returns
     -------
@@ -296,6 +371,7 @@ def dsatur_search(
         search.k = used - 1
     stack = [search.frame(uncoloured, neigh, classes, levels, used)]  # frame d: the d-th decision
     nodes = 0
+    bound = _QuotientBound(mycielski_share) if mycielski_share > 0 else None
     while True:
         d = len(stack) - 1
         frame = stack[d]
@@ -313,6 +389,8 @@ def dsatur_search(
                 return best, best_count, False, nodes, "time_limit"
             nodes += 1
             uncoloured, neigh, classes, levels, used, conflict = search.child(frame, low.bit_length() - 1, d)
+            if conflict < 0 and uncoloured and bound is not None:
+                conflict = bound.conflict(search, uncoloured, classes)
             if conflict < 0 and uncoloured:
                 stack.append(search.frame(uncoloured, neigh, classes, levels, used))
                 continue

@@ -180,7 +180,7 @@ def test_dimacs_graphs(name, chi):
 def test_myciel5_is_proven_to_need_six_colours(record_property):
     adj = adjacency(nx.mycielski_graph(6))  # myciel5: 47 vertices, clique number 2
     start, cpu = time.perf_counter(), time.process_time()
-    result = exact_coloring(adj)
+    result = exact_coloring(adj, mycielski_share=0)  # the Mycielskian bound settles it at the root
     record_property("seconds", time.perf_counter() - start)
     record_property("cpu_seconds", time.process_time() - cpu)
     record_property("nodes", result.nodes)
@@ -216,7 +216,7 @@ def test_result_is_frozen_and_deterministic():
 def test_deadline_holds_on_a_hard_graph(hard):
     adj = dimacs("le450_5a") if hard == "le450_5a" else adjacency(nx.mycielski_graph(7))
     start = time.perf_counter()
-    result = exact_coloring(adj, deadline=start + 0.2)
+    result = exact_coloring(adj, deadline=start + 0.2, mycielski_share=0)
     elapsed = time.perf_counter() - start
     assert result.stopped == "time_limit"
     assert elapsed < 0.6, elapsed
@@ -235,7 +235,7 @@ def test_deadline_in_the_past_stops_at_once():
 
 def test_node_limit():
     adj = adjacency(nx.mycielski_graph(6))
-    result = exact_coloring(adj, node_limit=100)
+    result = exact_coloring(adj, node_limit=100, mycielski_share=0)
     assert result.stopped == "node_limit"
     assert result.nodes == 100
     assert_proper(adj, result)
@@ -243,14 +243,15 @@ def test_node_limit():
     assert not result.optimal
     # A generous limit changes nothing.
     small = adjacency(nx.mycielski_graph(5))
-    unlimited, limited = exact_coloring(small), exact_coloring(small, node_limit=10**6)
+    unlimited = exact_coloring(small, mycielski_share=0)
+    limited = exact_coloring(small, node_limit=10**6, mycielski_share=0)
     assert limited.stopped is None and limited.optimal
     assert limited.nodes == unlimited.nodes
 
 
 def test_stopped_search_keeps_the_callers_lower_bound():
     adj = adjacency(nx.mycielski_graph(6))
-    result = exact_coloring(adj, lower=4, node_limit=10)
+    result = exact_coloring(adj, lower=4, node_limit=10, mycielski_share=0)
     assert result.stopped == "node_limit"
     assert result.lower_bound == 4
 
@@ -275,8 +276,8 @@ def test_lower_met_by_the_initial_colouring_returns_at_once():
 def test_lower_stops_the_search_at_the_first_colouring_meeting_it():
     adj = adjacency(nx.mycielski_graph(5))
     worst = np.arange(len(adj))
-    full = exact_coloring(adj, initial=worst)
-    early = exact_coloring(adj, initial=worst, lower=5)
+    full = exact_coloring(adj, initial=worst, mycielski_share=0)
+    early = exact_coloring(adj, initial=worst, lower=5, mycielski_share=0)
     assert early.num_colors == early.lower_bound == 5 and early.optimal
     assert early.nodes < full.nodes
 

@@ -130,7 +130,13 @@ def test_the_tree_prunes_a_node_whose_lp_bound_meets_the_incumbent():
 
 @pytest.mark.timeout(120)
 def test_color_graph_bounds_tree_nodes_by_lp_and_stays_exact():
-    graph = nx.convert_node_labels_to_integers(nx.mycielski_graph(5))  # chi 5, reaches the tree
+    # chi 5; its vertices reversed, so that the Mycielskian bound (which follows the construction
+    # order and would settle it at the root) stays at 3 and the tree searches
+    myciel = nx.mycielski_graph(5)
+    reversed_graph = nx.Graph()
+    reversed_graph.add_nodes_from(reversed(list(myciel)))
+    reversed_graph.add_edges_from(myciel.edges)
+    graph = nx.convert_node_labels_to_integers(reversed_graph)
     result = color_graph(graph, "exact", exact_share=0.0, seed=0)
     verify_coloring(graph, result.coloring)
     assert result.num_colors == 5 and result.optimal

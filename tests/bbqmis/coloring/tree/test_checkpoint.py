@@ -115,7 +115,16 @@ def test_fingerprint_depends_on_the_edges_by_position():
 
 
 # -- whole runs: settings, and corrupted checkpoints of real runs ------------------------------
-MYCIEL4 = read_graph("data/graphs/myciel4.col")  # chi = 5
+def reversed_order(graph: nx.Graph) -> nx.Graph:
+    """``graph`` with its vertices in reverse order: the Mycielskian bound, which follows the
+    construction order of a Mycielski graph, then stays below chi, so that the tree searches."""
+    result = nx.Graph()
+    result.add_nodes_from((v, graph.nodes[v]) for v in reversed(list(graph)))
+    result.add_edges_from(graph.edges)
+    return result
+
+
+MYCIEL4 = reversed_order(read_graph("data/graphs/myciel4.col"))  # chi = 5, root bound 4
 #: myciel4 after a 30-cycle: the cycle is settled first (easy, in ``done``), myciel4 is searched.
 UNION = nx.disjoint_union(nx.cycle_graph(30), nx.Graph(MYCIEL4.edges))
 CHI = 5
