@@ -89,6 +89,7 @@ def measure(mode: str, args, delay: float, workloads: int, scratch: Path) -> dic
             r["node_seconds"] + FLOOR[mode] * s for r, s in zip(results, startup, strict=True)
         ),
         "iterations": results[0]["iterations"],
+        "quantum_step_on": results[0]["quantum_step_on"],  # rank0 here: outside Slurm it stays local
         "timelines": [r["timeline"] for r in results],
     }
 

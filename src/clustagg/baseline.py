@@ -3,7 +3,9 @@
 Under ``mpiexec -n 3`` each rank runs one base clustering per round
 (:func:`clustagg.steps.cluster`); rank 0 alone runs the quantum and score steps while the
 other ranks wait at an :func:`~clustagg.mpi.idle_barrier`. One process runs all three
-clusterings itself. Node-seconds are ``ranks * wall``.
+clusterings itself. Node-seconds are ``ranks * wall``. The quantum step runs where rank 0's
+:class:`~clustagg.quantum_step.QuantumStep` says: a job on the quantum partition, a
+HyperQueue job, a vQPU, or rank 0 itself (the default of :func:`run_baseline`).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from . import steps
 from ._validation import check_points
 from .loop import LoopSettings, LoopState
 from .mpi import idle_barrier, world
+from .quantum_step import QuantumStep
 from .result import AggregationResult, collect_result
 from .solvers import MWISSolver
 from .timeline import Timeline
@@ -34,6 +37,8 @@ def run_baseline(
     seed: int,
     loop: LoopSettings,
     comm: MPI.Intracomm | None = None,
+    *,
+    quantum: QuantumStep | None = None,
 ) -> AggregationResult:
     """Run the loop with every rank of ``comm`` held throughout.
 
@@ -48,6 +53,9 @@ def run_baseline(
     loop : LoopSettings
     comm : mpi4py.MPI.Intracomm, optional
         ``MPI.COMM_WORLD`` by default. Every rank calls this function.
+    quantum : QuantumStep, optional
+        Rank 0's: where the quantum step runs; by default on rank 0 with ``solver``
+        (``QuantumStep("local", solver, {}, loop)``). The other ranks may pass None.
 
     Returns
     -------
@@ -66,9 +74,13 @@ def run_baseline(
     ('baseline', 2, ['cluster', 'quantum', 'score'])
     >>> result.node_seconds == result.wall_seconds  # one rank held throughout
     True
+    >>> result.quantum_step_on
+    'rank0'
     """
     if comm is None:
         comm = world()
+    if comm.rank == 0 and quantum is None:
+        quantum = QuantumStep("local", solver, {}, loop)
     timeline = Timeline(floor=comm.size)
     if comm.rank != 0:
         loop = dataclasses.replace(loop, progress=None)  # rank 0 reports
@@ -81,10 +93,11 @@ def run_baseline(
         with timeline.phase(i, "cluster", comm.size):
             candidates = steps.cluster(X, seed + i, comm, parameters=parameters)
         stop = None
-        if candidates is not None:  # rank 0
+        if candidates is not None and quantum is not None:  # rank 0
             loop.report(i, "quantum", state)
+            meta = {"seed": seed + i, "n_samples": len(X), "parameters": parameters}
             with timeline.phase(i, "quantum", comm.size):
-                selection = steps.aggregate(candidates, solver, seed + i, quantum_delay=loop.quantum_delay)
+                selection = quantum.solve(i, seed + i, candidates, meta)
             loop.report(i, "score", state)
             with timeline.phase(i, "score", comm.size):
                 labels, silhouette = steps.score_round(X, candidates, selection, sample_size=loop.sample_size)
@@ -96,6 +109,6 @@ def run_baseline(
             break
     loop.report(i, "done", state)
     result = None
-    if best is not None:  # rank 0
-        result = collect_result(best, state, timeline, "baseline", seed)
+    if best is not None and quantum is not None:  # rank 0
+        result = collect_result(best, state, timeline, "baseline", seed, quantum_step_on=quantum.on)
     return comm.bcast(result, root=0)

@@ -30,8 +30,9 @@ from . import steps
 from .clusterers import MAX_CLUSTERS
 from .data import REFERENCE_SAMPLES, make_reference_points, read_points
 from .errors import ClustAggError, DataFormatError, InvalidParameterError
+from .quantum_step import OFFLOADED, QUANTUM_STEPS, check_quantum_step
 from .reference import check_reference_run
-from .runner import MODES, run
+from .runner import GROWS, MODES, run
 from .solvers import SOLVERS, get_solver
 
 if TYPE_CHECKING:
@@ -53,7 +54,17 @@ EXAMPLES = {
   python -m clustagg run --n-samples 20000 --exact-silhouette --quiet
   mpiexec -n 3 python -m clustagg run --points data.csv --quantum-delay 2
   python -m clustagg run --mode malleable --n-samples 5000 --workdir ckpt/
+  CLUSTAGG_ARGS="--grow async" sbatch examples/slurm/cluster/clustagg_malleable.sh
   python -m clustagg run --solver qaoa --backend aer --max-qubits 20 --n-samples 2000
+  srun -p cpu -N 1 python -m clustagg run --quantum-step qpu-partition --quantum-delay 2 --workdir run/
+
+quantum step (--quantum-step, modes baseline and malleable):
+  qpu-partition  a Slurm job on the quantum partition (qpu, or QPU of CLUSTAGG_SRUN_PARTITIONS=CPU:QPU)
+  hyperqueue     a job of the HyperQueue server of CLUSTAGG_HQ_SERVER_DIR=DIR
+  vqpu           on rank 0, circuits on the vQPU of --solver qaoa --backend vqpu:URL
+  local          on rank 0, sleeping --quantum-delay
+  default: vqpu for a vqpu: backend; inside a Slurm job (SLURM_JOB_ID set) hyperqueue when
+  CLUSTAGG_HQ_SERVER_DIR is set, else qpu-partition; outside Slurm local
 """,
     "workflow": """\
   python -m clustagg workflow --n-samples 5000 --workdir wf/
@@ -171,6 +182,11 @@ def _add_loop_command(commands: argparse._SubParsersAction[CommandParser], name:
     if name == "run":
         sub.add_argument("--mode", choices=MODES, default="baseline", help="resource mode")
         sub.add_argument(
+            "--quantum-step",
+            choices=QUANTUM_STEPS,
+            help="where the baseline and malleable modes run the quantum step (default: see below)",
+        )
+        sub.add_argument(
             "--reference",
             action="store_true",
             help="replay the reference application's run: its parameters per round, k-means to "
@@ -181,8 +197,20 @@ def _add_loop_command(commands: argparse._SubParsersAction[CommandParser], name:
     sub.add_argument("--max-iter", type=int, default=10, help="at most this many rounds")
     _solver_arguments(sub)
     _silhouette_arguments(sub)
-    sub.add_argument("--workdir", type=Path, help="files of the malleable/workflow modes (resumable)")
+    sub.add_argument(
+        "--workdir",
+        type=Path,
+        help="files of the malleable/workflow modes (resumable) and of offloaded quantum steps",
+    )
     sub.add_argument("--workers", type=int, default=2, help="processes spawned per malleable cluster phase")
+    if name == "run":
+        sub.add_argument(
+            "--grow",
+            choices=GROWS,
+            default="blocking",
+            help="malleable mode in a Slurm job: wait for the nodes before each cluster phase, or ask "
+            "for them as the quantum step starts and adopt them once granted",
+        )
     sub.add_argument(
         "--cluster-processes", type=int, default=3, help="MPI processes of the workflow cluster step"
     )
@@ -277,9 +305,9 @@ def _clustered_points(path: Path | None, n_samples: int) -> NDArray[np.float64]:
     return points
 
 
-def _check_workdir(path: Path | None, mode: str) -> None:
-    """Create ``--workdir`` (malleable and workflow modes) or refuse it, before any long work."""
-    if path is None or mode == "baseline":
+def _check_workdir(path: Path | None, mode: str, quantum_step: str | None = None) -> None:
+    """Create ``--workdir`` (malleable, workflow, offloaded quantum steps) or refuse it, before long work."""
+    if path is None or (mode == "baseline" and quantum_step not in OFFLOADED):
         return
     if path.exists() and not path.is_dir():
         raise InvalidParameterError(f"--workdir {path}: not a directory")
@@ -319,6 +347,22 @@ def _check_loop_arguments(args: argparse.Namespace) -> None:
         check_reference_run(args.mode, args.seed, args.max_iter)
 
 
+def _check_quantum_step(args: argparse.Namespace, options: dict[str, Any]) -> None:
+    """Set ``args.quantum_step`` to where the quantum step runs (its default resolved), or refuse it."""
+    if not hasattr(args, "quantum_step"):  # the workflow command places it by its environment
+        return
+    if args.mode == "workflow":
+        if args.quantum_step is not None:
+            raise InvalidParameterError(
+                "--quantum-step applies to --mode baseline and malleable; the workflow mode places its "
+                "quantum step by CLUSTAGG_SRUN_PARTITIONS, CLUSTAGG_SRUN_HETJOB or CLUSTAGG_HQ_SERVER_DIR"
+            )
+        return
+    args.quantum_step = check_quantum_step(
+        args.quantum_step, args.solver, options, args.quantum_delay, name="--quantum-step"
+    )
+
+
 def _read_inputs(
     args: argparse.Namespace, comm: MPI.Intracomm | None
 ) -> tuple[dict[str, Any], NDArray[np.float64] | None]:
@@ -334,12 +378,17 @@ def _read_inputs(
         try:
             _check_loop_arguments(args)
             options = _solver_options(args)
-            _check_workdir(args.workdir, getattr(args, "mode", "workflow"))
+            _check_quantum_step(args, options)
+            _check_workdir(
+                args.workdir, getattr(args, "mode", "workflow"), getattr(args, "quantum_step", None)
+            )
             points = _clustered_points(args.points, args.n_samples)
         except ValueError as exc:
             error = str(exc)
     if comm is not None:
-        error, options = comm.bcast((error, options), root=0)
+        error, options, where = comm.bcast((error, options, getattr(args, "quantum_step", None)), root=0)
+        if hasattr(args, "quantum_step"):
+            args.quantum_step = where
     if error:
         raise InvalidParameterError(error)
     return options, points
@@ -400,6 +449,8 @@ def _run(args: argparse.Namespace) -> None:
             workers=args.workers,
             cluster_processes=args.cluster_processes,
             comm=comm,
+            quantum_step=getattr(args, "quantum_step", None),
+            grow=getattr(args, "grow", "blocking"),
         )
     if points is not None:  # rank 0
         _report(args, mode, result, points)

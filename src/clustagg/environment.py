@@ -7,7 +7,7 @@ import os
 
 from .errors import InvalidParameterError
 
-__all__ = ["seconds_from_env"]
+__all__ = ["seconds_from_env", "slurm_placement"]
 
 
 def seconds_from_env(name: str) -> float | None:
@@ -35,3 +35,25 @@ def seconds_from_env(name: str) -> float | None:
     if not 0 < seconds < math.inf:
         raise InvalidParameterError(f"{name} must be a positive number of seconds, got {text!r}")
     return seconds
+
+
+def slurm_placement() -> dict[str, str | None]:
+    """Where Slurm started this process: its job, partition and node; None for each outside Slurm.
+
+    Read from ``SLURM_JOB_ID``, ``SLURM_JOB_PARTITION`` and ``SLURMD_NODENAME``, which Slurm
+    sets for the tasks it starts (on an emulated cluster every node is the same host, so the
+    node's name is the only sign of where a step ran).
+
+    Examples
+    --------
+    >>> from unittest import mock
+    >>> env = {"SLURM_JOB_ID": "12", "SLURM_JOB_PARTITION": "qpu", "SLURMD_NODENAME": "q1"}
+    >>> with mock.patch.dict(os.environ, env):
+    ...     slurm_placement()
+    {'job': '12', 'partition': 'qpu', 'node': 'q1'}
+    """
+    return {
+        "job": os.environ.get("SLURM_JOB_ID"),
+        "partition": os.environ.get("SLURM_JOB_PARTITION"),
+        "node": os.environ.get("SLURMD_NODENAME"),
+    }

@@ -7,11 +7,20 @@ quantum step. Every phase's output goes to a checkpoint directory
 (iteration, phase); a rerun on the same directory resumes from there. Node-seconds:
 floor 1 (rank 0), ``1 + workers`` nodes during cluster phases.
 
-Inside a Slurm job (``SLURM_JOB_ID`` set) the mode also resizes its real allocation
-(:class:`clustagg.slurm.SlurmAllocation`): before each cluster phase it grows to
-``1 + workers`` nodes, giving up after ``CLUSTAGG_GROW_TIMEOUT`` seconds (default 30) and
-spawning as many workers as it got nodes beyond the first; after it, it shrinks to one
-node for the quantum and score steps. The labels do not depend on the number of workers.
+Inside a Slurm job (``SLURM_JOB_ID`` set) the mode resizes its real allocation with the
+reconfiguration library (:class:`clustagg.reconfiguration.Reconfiguration`): before each
+cluster phase it grows to ``1 + workers`` nodes, giving up after ``CLUSTAGG_GROW_TIMEOUT``
+seconds (default 30), and Slurm starts one worker on each node added (an ``srun`` step there,
+joined over MPI ports); after the phase the workers leave and their nodes are returned, so
+the quantum and score steps hold one node. The labels do not depend on the number of workers.
+
+With ``asynchronous=True`` (``--grow async``) the grow does not block: as each quantum step
+starts, rank 0 asks Slurm for the next cluster phase's nodes without waiting
+(:class:`~clustagg.reconfiguration.Reconfiguration` with ``asynchronous=True``); Slurm grants
+them and their workers start while the quantum step runs, and the cluster phase adopts them if
+they are ready, else clusters with the nodes it has (the first round's, which no quantum step
+precedes, clusters alone unless its request is granted by then). Nodes granted early are held
+from their grant on, so the grow's wait is traded for node-seconds.
 """
 
 from __future__ import annotations
@@ -19,7 +28,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -31,7 +40,10 @@ from . import steps
 from .environment import seconds_from_env
 from .errors import InvalidParameterError
 from .loop import LoopSettings
-from .mpi import check_spawn, spawned_workers, world
+from .mpi import WORKER_MODULE, check_spawn, spawned_workers, world
+from .node_pools import SlurmNodes
+from .quantum_step import QuantumStep
+from .reconfiguration import Reconfiguration
 from .result import AggregationResult
 from .rounds import RoundFiles
 from .slurm import SlurmAllocation
@@ -57,9 +69,14 @@ class MalleablePhases:
         The checkpoint directory; round ``i`` has seed ``rounds.seed + i``.
     workers : int
         Processes spawned for each cluster phase.
-    allocation : SlurmAllocation or None
-        Nodes to grow to ``1 + workers`` before each cluster phase and to shrink back
-        after it; None: no resizing.
+    reconfiguration : Reconfiguration or None
+        Grows to ``1 + workers`` nodes (a worker on each added node) before each cluster
+        phase and back to one node after it; None: workers are spawned, nothing is resized.
+    quantum_step : QuantumStep or None
+        Where the quantum step runs (:mod:`clustagg.quantum_step`); None: on rank 0 with
+        ``solver``, sleeping ``loop.quantum_delay``.
+
+    The grow is asynchronous when ``reconfiguration.asynchronous``: :meth:`quantum` queues it.
     """
 
     X: NDArray[np.float64]
@@ -67,22 +84,28 @@ class MalleablePhases:
     loop: LoopSettings
     rounds: RoundFiles
     workers: int
-    allocation: SlurmAllocation | None = None
+    reconfiguration: Reconfiguration | None = None
+    quantum_step: QuantumStep | None = None
 
     def cluster(self, i: int) -> None:
-        """Grow the allocation, spawn the workers, cluster round ``i`` with them, release both."""
+        """Get the workers (growing the allocation), cluster round ``i`` with them, release both."""
         seed = self.rounds.seed + i
-        workers = self.workers
-        if self.allocation is not None:
-            workers = self.allocation.grow(1 + self.workers) - 1
-        try:
-            with self._workers(workers) as comm:
+        if self.reconfiguration is None:
+            with self._workers(self.workers) as comm:
                 if comm is not None:
                     comm.bcast((self.X, seed), root=0)
                 steps.cluster_file(self.X, seed, self.rounds.outputs(i)["cluster"], comm)
+            return
+        try:
+            comm = self.reconfiguration.reconfigure(nodes=1 + self.workers)
+            assert comm is not None  # rank 0 never leaves
+            if comm.size > 1:
+                comm.bcast((self.X, seed), root=0)
+            steps.cluster_file(
+                self.X, seed, self.rounds.outputs(i)["cluster"], comm if comm.size > 1 else None
+            )
         finally:
-            if self.allocation is not None:
-                self.allocation.shrink()
+            self.reconfiguration.reconfigure(nodes=1)  # the workers leave, then their nodes go
 
     @staticmethod
     @contextlib.contextmanager
@@ -95,7 +118,16 @@ class MalleablePhases:
             yield comm
 
     def quantum(self, i: int) -> None:
-        """The quantum step of round ``i``, on rank 0 alone."""
+        """The quantum step of round ``i``, where :attr:`quantum_step` says (rank 0 by default).
+
+        With an asynchronous grow, the next cluster phase's nodes are asked for first.
+        """
+        grow = self.reconfiguration
+        if grow is not None and grow.asynchronous and i + 1 < self.loop.max_iter:
+            grow.reconfigure(nodes=1 + self.workers)  # queues the request; adopted at the next phase
+        if self.quantum_step is not None:
+            self.quantum_step(i)
+            return
         out = self.rounds.outputs(i)
         steps.aggregate_file(
             out["cluster"],
@@ -127,6 +159,9 @@ def run_malleable(
     loop: LoopSettings,
     workdir: Path,
     workers: int,
+    *,
+    quantum: Callable[[RoundFiles], QuantumStep] | None = None,
+    asynchronous: bool = False,
 ) -> AggregationResult:
     """Run the loop on one process that spawns ``workers`` processes per cluster phase.
 
@@ -141,6 +176,12 @@ def run_malleable(
         Checkpoint directory; rerunning on it resumes.
     workers : int
         Processes spawned per cluster phase.
+    quantum : callable, optional
+        ``quantum(rounds)`` gives the :class:`~clustagg.quantum_step.QuantumStep` of the
+        run's files, where the quantum step runs; by default rank 0 runs it with ``solver``.
+    asynchronous : bool, default=False
+        Inside a Slurm job: ask for the next cluster phase's nodes as each quantum step starts,
+        without waiting, and adopt them once granted (see the module's description).
 
     Returns
     -------
@@ -151,21 +192,39 @@ def run_malleable(
     InvalidParameterError
         If started on more than one MPI process.
     ClustAggError
-        If no process manager can spawn the workers (no ``mpiexec`` on ``PATH`` for a run
-        not started by ``mpiexec``), before any file is written.
+        Outside Slurm, if no process manager can spawn the workers (no ``mpiexec`` on
+        ``PATH`` for a run not started by ``mpiexec``), before any file is written.
     """
     size = world().size
     if size != 1:
         raise InvalidParameterError(
             f"mode='malleable' starts on one process and spawns its workers; got {size} processes"
         )
-    check_spawn()
+    allocation = slurm_allocation()
+    if allocation is None:
+        check_spawn()
     rounds = RoundFiles(workdir, X, seed)
+    step = None if quantum is None else quantum(rounds)  # a HyperQueue server is reached here
     timeline = Timeline(floor=1)
-    phases = MalleablePhases(X, solver, loop, rounds, workers, slurm_allocation())
+    reconfiguration = None
+    if allocation is not None:
+        reconfiguration = Reconfiguration(
+            [sys.executable, "-m", WORKER_MODULE],
+            max_nodes=1 + workers,
+            asynchronous=asynchronous,
+            pool=SlurmNodes(allocation),
+            workdir=workdir,
+            log=allocation.log,
+        )
+    phases = MalleablePhases(X, solver, loop, rounds, workers, reconfiguration, step)
     execute = {"cluster": phases.cluster, "quantum": phases.quantum, "score": phases.score}
     nodes = {"cluster": 1 + workers, "quantum": 1, "score": 1}
-    return rounds.run(timeline, loop, execute, nodes, "malleable")
+    on = "rank0" if step is None else step.on
+    try:
+        return rounds.run(timeline, loop, execute, nodes, "malleable", quantum_step_on=on)
+    finally:
+        if reconfiguration is not None:
+            reconfiguration.close()
 
 
 def slurm_allocation() -> SlurmAllocation | None:

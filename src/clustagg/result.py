@@ -44,6 +44,9 @@ class AggregationResult:
         Rounds in which the QAOA solver fell back to annealing.
     timeline : list of dict
         ``iteration``, ``phase``, ``start``, ``end`` (s since the run started), ``nodes``.
+    quantum_step_on : {"qpu-partition", "hyperqueue", "vqpu", "rank0"}
+        Where the quantum steps ran (:mod:`clustagg.quantum_step`): a job on the quantum
+        partition, a HyperQueue job, a vQPU, or the run's own first process.
 
     Examples
     --------
@@ -71,6 +74,7 @@ class AggregationResult:
     parameters: list[dict[str, Any]]
     fallbacks: int
     timeline: list[PhaseRecord] = field(default_factory=list)
+    quantum_step_on: str = "rank0"
 
     def __repr__(self) -> str:
         """One line: mode, points, clusters, best silhouette and its round, rounds, seconds.
@@ -102,8 +106,8 @@ class AggregationResult:
         ...     parameters=[{}], fallbacks=0,
         ... )
         >>> data = json.loads(json.dumps(result.to_json()))
-        >>> data["labels"], data["silhouette"], data["timeline"]
-        ([0, 0, 1], 0.5, [])
+        >>> data["labels"], data["silhouette"], data["timeline"], data["quantum_step_on"]
+        ([0, 0, 1], 0.5, [], 'rank0')
         """
         data = asdict(self)
         data["labels"] = self.labels.tolist()
@@ -111,7 +115,13 @@ class AggregationResult:
 
 
 def collect_result(
-    labels: NDArray[np.integer[Any]], state: LoopState, timeline: Timeline, mode: str, seed: int
+    labels: NDArray[np.integer[Any]],
+    state: LoopState,
+    timeline: Timeline,
+    mode: str,
+    seed: int,
+    *,
+    quantum_step_on: str = "rank0",
 ) -> AggregationResult:
     """The result of a run that ends now.
 
@@ -126,6 +136,8 @@ def collect_result(
     mode : str
     seed : int
         The run's seed.
+    quantum_step_on : str, default="rank0"
+        Where the quantum steps ran.
 
     Returns
     -------
@@ -158,4 +170,5 @@ def collect_result(
         parameters=state.parameters,
         fallbacks=state.fallbacks,
         timeline=timeline.records,
+        quantum_step_on=quantum_step_on,
     )

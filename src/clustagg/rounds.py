@@ -210,6 +210,8 @@ class RoundFiles:
         execute: Mapping[str, Callable[[int], object]],
         nodes: Mapping[str, int],
         mode: str,
+        *,
+        quantum_step_on: str = "rank0",
     ) -> AggregationResult:
         """Run rounds, skipping phases already on disk.
 
@@ -224,6 +226,8 @@ class RoundFiles:
             Classical nodes each phase holds.
         mode : str
             Recorded in the result.
+        quantum_step_on : str, default="rank0"
+            Where ``execute["quantum"]`` runs the quantum step, recorded in the result.
 
         Returns
         -------
@@ -276,4 +280,4 @@ class RoundFiles:
                 break
         loop.report(i, "done", state)
         labels = steps.load_labels(self.labels(i))
-        return collect_result(labels, state, timeline, mode, self.seed)
+        return collect_result(labels, state, timeline, mode, self.seed, quantum_step_on=quantum_step_on)

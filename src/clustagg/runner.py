@@ -30,6 +30,16 @@ Node-seconds are ``floor * wall + sum((nodes - floor) * (end - start))``:
 * malleable: floor 1 (rank 0), ``1 + workers`` nodes during cluster phases;
 * workflow: floor 0; ``cluster_processes`` nodes for the cluster step, 0 for the quantum
   step (it holds no classical node), 1 for the score step.
+
+Quantum step
+------------
+In the baseline and malleable modes ``quantum_step`` says where the quantum step runs
+(:mod:`clustagg.quantum_step`): ``qpu-partition`` (a job on the quantum partition),
+``hyperqueue``, ``vqpu`` or ``local`` (rank 0, sleeping ``quantum_delay``). By default:
+``vqpu`` for a ``vqpu:`` backend; inside a Slurm job, ``hyperqueue`` when
+``CLUSTAGG_HQ_SERVER_DIR`` is set, else ``qpu-partition``; outside Slurm (or for a solver
+given as a callable) ``local``. The workflow mode places its steps by its environment
+variables (:mod:`clustagg.workflow`). Every result says where: ``quantum_step_on``.
 """
 
 from __future__ import annotations
@@ -47,11 +57,14 @@ from backends.utils.validation import check_choice, check_positive_int
 
 from ._validation import check_points, check_round_seed
 from .baseline import run_baseline
-from .errors import InvalidParameterError
+from .errors import ClustAggError, InvalidParameterError
 from .loop import LoopSettings
 from .malleable import run_malleable
+from .mpi import world
+from .quantum_step import OFFLOADED, QuantumStep, check_quantum_step
 from .reference import check_reference_run
 from .result import AggregationResult
+from .rounds import RoundFiles
 from .solvers import MWISSolver, get_solver
 from .timeline import Timeline
 from .workflow import run_workflow
@@ -59,10 +72,13 @@ from .workflow import run_workflow
 if TYPE_CHECKING:
     from mpi4py import MPI
 
-__all__ = ["MODES", "AggregationResult", "Timeline", "run"]
+__all__ = ["GROWS", "MODES", "AggregationResult", "Timeline", "run"]
 
 #: The resource modes.
 MODES = ("baseline", "malleable", "workflow")
+
+#: How the malleable mode grows its allocation.
+GROWS = ("blocking", "async")
 
 
 def run(
@@ -82,6 +98,8 @@ def run(
     workers: int = 2,
     cluster_processes: int = 3,
     comm: MPI.Intracomm | None = None,
+    quantum_step: str | None = None,
+    grow: str = "blocking",
 ) -> AggregationResult:
     """Aggregate k-means, DBSCAN and single-linkage clusterings until the silhouette exceeds ``threshold``.
 
@@ -124,6 +142,15 @@ def run(
     comm : mpi4py.MPI.Intracomm, optional
         Communicator of the baseline mode; ``MPI.COMM_WORLD`` by default. Every rank
         calls :func:`run`.
+    quantum_step : {"qpu-partition", "hyperqueue", "vqpu", "local"}, optional
+        Where the baseline and malleable modes run the quantum step (see above); the
+        default depends on where the run is. An offloaded step passes files through
+        ``workdir`` (a temporary folder in the working directory by default), which the
+        quantum node must see.
+    grow : {"blocking", "async"}, default="blocking"
+        The malleable mode's grow inside a Slurm job: wait for the nodes before each cluster
+        phase, or ask for them as the quantum step starts and adopt them once granted
+        (:mod:`clustagg.malleable`).
 
     Returns
     -------
@@ -139,17 +166,24 @@ def run(
     --------
     >>> from clustagg.data import make_reference_points
     >>> result = run(make_reference_points(600), solver="exact", max_iter=2)
-    >>> len(result.labels), len(result.iterations) <= 2
-    (600, True)
+    >>> len(result.labels), len(result.iterations) <= 2, result.quantum_step_on
+    (600, True, 'rank0')
     """
     check_choice(mode, "mode", MODES)
+    check_choice(grow, "grow", GROWS)
     seed = check_round_seed(seed)
     loop = LoopSettings(threshold, max_iter, quantum_delay, sample_size, reference, progress)
     if loop.reference:
         check_reference_run(mode, seed, loop.max_iter)
     options = dict(solver_options or {})
+    if mode == "workflow" and quantum_step is not None:
+        raise InvalidParameterError(
+            "quantum_step applies to the baseline and malleable modes; mode='workflow' places its quantum "
+            "step by CLUSTAGG_SRUN_PARTITIONS, CLUSTAGG_SRUN_HETJOB or CLUSTAGG_HQ_SERVER_DIR"
+        )
+    where = check_quantum_step(quantum_step, solver, options, loop.quantum_delay)
     if mode == "baseline":
-        return run_baseline(points, get_solver(solver, **options), seed, loop, comm)
+        return _run_baseline(points, solver, options, seed, loop, comm, where, workdir)
     if mode == "workflow" and not isinstance(solver, str):
         raise InvalidParameterError(
             "mode='workflow' runs steps as commands and takes a solver name, not a callable"
@@ -158,8 +192,62 @@ def run(
     check_positive_int(workers, "workers")
     check_positive_int(cluster_processes, "cluster_processes")
     with contextlib.ExitStack() as stack:
-        if workdir is None:
-            workdir = stack.enter_context(tempfile.TemporaryDirectory(prefix=f"clustagg-{mode}-"))
+        folder = _workdir(workdir, stack, mode, where)
         if mode == "workflow" and isinstance(solver, str):  # a name, checked above
-            return run_workflow(X, solver, options, seed, loop, Path(workdir), cluster_processes)
-        return run_malleable(X, get_solver(solver, **options), seed, loop, Path(workdir), workers)
+            return run_workflow(X, solver, options, seed, loop, folder, cluster_processes)
+        solver_object = get_solver(solver, **options)
+        step_solver = solver if where in OFFLOADED else solver_object
+
+        def quantum(rounds: RoundFiles) -> QuantumStep:
+            return QuantumStep(where, step_solver, options, loop, rounds)
+
+        asynchronous = grow == "async"
+        return run_malleable(
+            X, solver_object, seed, loop, folder, workers, quantum=quantum, asynchronous=asynchronous
+        )
+
+
+def _workdir(
+    workdir: str | os.PathLike[str] | None, stack: contextlib.ExitStack, mode: str, where: str
+) -> Path:
+    """``workdir``, or a temporary folder (in the working directory when the quantum step leaves)."""
+    if workdir is not None:
+        return Path(workdir)
+    parent = Path.cwd() if where in OFFLOADED else None  # the quantum node must see it
+    return Path(stack.enter_context(tempfile.TemporaryDirectory(prefix=f"clustagg-{mode}-", dir=parent)))
+
+
+def _run_baseline(
+    points: ArrayLike | None,
+    solver: str | MWISSolver,
+    options: dict[str, Any],
+    seed: int,
+    loop: LoopSettings,
+    comm: MPI.Intracomm | None,
+    where: str,
+    workdir: str | os.PathLike[str] | None,
+) -> AggregationResult:
+    """:func:`run_baseline` with rank 0's quantum step placed at ``where``; every rank fails alike."""
+    if comm is None:
+        comm = world()
+    solver_object = get_solver(solver, **options)
+    with contextlib.ExitStack() as stack:
+        quantum, error = None, None
+        if comm.rank == 0:
+            try:
+                rounds = None
+                if where in OFFLOADED:
+                    rounds = RoundFiles(
+                        _workdir(workdir, stack, "baseline", where), check_points(points), seed
+                    )
+                quantum = QuantumStep(
+                    where, solver if where in OFFLOADED else solver_object, options, loop, rounds
+                )
+            except (ClustAggError, ValueError) as exc:
+                error = exc
+        reason = comm.bcast(None if error is None else str(error), root=0) if comm.size > 1 else None
+        if error is not None:
+            raise error
+        if reason is not None:
+            raise InvalidParameterError(reason)
+        return run_baseline(points, solver_object, seed, loop, comm, quantum=quantum)

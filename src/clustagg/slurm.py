@@ -15,8 +15,10 @@ from __future__ import annotations
 import re
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -30,6 +32,7 @@ __all__ = [
     "SlurmError",
     "cancel",
     "job_fields",
+    "job_node_names",
     "job_nodes",
     "job_state",
     "parse_accounting",
@@ -120,6 +123,25 @@ def job_nodes(job: int | str) -> int:
     if not fields:
         raise SlurmError(f"job {job} is unknown to Slurm")
     return int(fields[0]["NumNodes"].split("-")[0])
+
+
+def job_node_names(job: int | str) -> list[str]:
+    """Names of the nodes allocated to the job's first component now, in Slurm's order.
+
+    ``NodeList`` of ``scontrol show job``, expanded by ``scontrol show hostnames``.
+
+    Raises
+    ------
+    SlurmError
+        If Slurm does not know the job.
+    """
+    fields = job_fields(job)
+    if not fields:
+        raise SlurmError(f"job {job} is unknown to Slurm")
+    nodelist = fields[0].get("NodeList", "")
+    if nodelist in ("", "(null)"):
+        return []
+    return slurm(["scontrol", "show", "hostnames", nodelist]).split()
 
 
 def wait_for_state(job: int | str, states: Iterable[str], timeout: float, poll: float = 0.5) -> str:
@@ -346,6 +368,7 @@ class SlurmAllocation:
         self.grow_timeout = grow_timeout
         self.log = log
         self.base = job_nodes(self.job)
+        self._lock = threading.Lock()
 
     @property
     def nodes(self) -> int:
@@ -362,21 +385,10 @@ class SlurmAllocation:
         while not granted and (missing := nodes - self.nodes) > 0 and time.monotonic() < deadline:
             wait = max(1, round(deadline - time.monotonic()))
             try:
-                output = slurm(
-                    ["salloc", "--no-shell", f"--nodes=1-{missing}", f"--partition={self.partition}"]
-                    + [f"--dependency=expand:{self.job}", f"--immediate={wait}"]
-                    + [f"--job-name=grow-{self.job}"],
-                    timeout=wait + 30,
-                    with_stderr=True,
-                )
+                granted = self._expand(f"--nodes=1-{missing}", wait)
             except SlurmError as exc:  # no free nodes within the wait, a job of higher priority...
                 refusal = str(exc).splitlines()[-1]
                 time.sleep(min(1.0, max(0.0, deadline - time.monotonic())))
-                continue
-            found = re.search(r"Granted job allocation (\d+)", output)
-            if found:
-                self._merge(found.group(1))
-                granted = True
         held = self.nodes
         if not granted and held < nodes:
             reason = f" (last refusal: {refusal})" if refusal else ""
@@ -384,6 +396,68 @@ class SlurmAllocation:
         else:
             self.log(f"job {self.job} grown to {held} node(s)" + (f" of {nodes}" if held < nodes else ""))
         return held
+
+    def _expand(self, nodes_option: str, wait: float | None) -> bool:
+        """``salloc`` an expansion of the job (``--immediate=wait``; None: queue until granted) and merge it.
+
+        Returns whether Slurm granted it.
+        """
+        immediate = [] if wait is None else [f"--immediate={wait:g}"]
+        output = slurm(
+            ["salloc", "--no-shell", nodes_option, f"--partition={self.partition}"]
+            + [f"--dependency=expand:{self.job}", *immediate, f"--job-name=grow-{self.job}"],
+            timeout=(24 * 3600.0 if wait is None else wait) + 30,
+            with_stderr=True,
+        )
+        found = re.search(r"Granted job allocation (\d+)", output)
+        if found:
+            with self._lock:
+                self._merge(found.group(1))
+        return bool(found)
+
+    def request(self, nodes: int, timeout: float | None = None) -> Future[int]:
+        """Ask for ``nodes`` more nodes without waiting: an asynchronous :meth:`grow`.
+
+        The expansion waits in Slurm's queue (no ``--immediate``) on a background thread,
+        which merges it into the job once Slurm starts it; the program keeps working
+        meanwhile. :meth:`cancel_requests` withdraws a request still pending.
+
+        Parameters
+        ----------
+        nodes : int
+            Nodes to add (all of them: Slurm grants the expansion when that many are free).
+        timeout : float, optional
+            Seconds the request may wait in the queue; default ``grow_timeout``.
+
+        Returns
+        -------
+        concurrent.futures.Future of int
+            Done once the nodes are merged (its result: the nodes held then), or with a
+            :class:`SlurmError` if Slurm refused the request or it timed out.
+        """
+        future: Future[int] = Future()
+        wait = self.grow_timeout if timeout is None else timeout
+
+        def expand() -> None:
+            try:
+                if not self._expand(f"--nodes={nodes}", None if wait <= 0 else wait):
+                    raise SlurmError(f"job {self.job}: no grant of {nodes} more node(s)")
+                held = self.nodes
+                self.log(f"job {self.job} grown to {held} node(s) (asynchronous request)")
+                future.set_result(held)
+            except BaseException as exc:  # the caller sees every failure in the future
+                future.set_exception(exc)
+
+        future.set_running_or_notify_cancel()
+        threading.Thread(target=expand, name=f"grow-{self.job}", daemon=True).start()
+        return future
+
+    def cancel_requests(self) -> None:
+        """Withdraw the expansions still waiting in Slurm's queue (``scancel --name grow-JOB``)."""
+        try:
+            slurm(["scancel", "--state=PENDING", f"--name=grow-{self.job}"])
+        except SlurmError:
+            pass
 
     def _merge(self, expansion: str) -> None:
         """Move the nodes of the allocation ``expansion`` into the job (``expansion`` is released)."""
@@ -402,21 +476,42 @@ class SlurmAllocation:
         self.log(f"job {self.job} shrunk to {held} node(s)")
         return held
 
+    def names(self) -> list[str]:
+        """Names of the nodes the job holds now (:func:`job_node_names`)."""
+        return job_node_names(self.job)
 
-def update_nodes(job: int | str, nodes: int | Literal["ALL"], timeout: float = 30.0) -> None:
+    def release(self, nodes: Iterable[str]) -> int:
+        """Give the named nodes back to Slurm, keeping the others; return the nodes held.
+
+        ``scontrol update JobId=JOB NodeList=KEPT``: unlike :meth:`shrink`, the caller
+        chooses which nodes go (those whose processes have already ended).
+        """
+        going = set(nodes)
+        with self._lock:
+            held = self.names()
+            kept = [name for name in held if name not in going]
+            if len(kept) < len(held):
+                update_nodes(self.job, kept)
+        count = self.nodes
+        self.log(f"job {self.job} shrunk to {count} node(s) (released {','.join(sorted(going & set(held)))})")
+        return count
+
+
+def update_nodes(job: int | str, nodes: int | Literal["ALL"] | Sequence[str], timeout: float = 30.0) -> None:
     """``scontrol update JobId=JOB NumNodes=NODES``, retried while Slurm indexes the job's last resize.
 
-    Run in a temporary directory, which takes the ``slurm_job_JOB_resize.sh`` scripts that
-    ``scontrol`` writes for the job's environment (the malleable mode does not need them:
-    its workers are spawned, not started by ``srun``).
+    Node names instead of a count set ``NodeList=`` (the nodes kept). Run in a temporary
+    directory, which takes the ``slurm_job_JOB_resize.sh`` scripts that
+    ``scontrol`` writes for the job's environment (the programs resized here do not need them:
+    their workers are started with explicit ``srun`` options).
 
     Parameters
     ----------
     job : int or str
         A running job.
-    nodes : int or "ALL"
+    nodes : int, "ALL" or sequence of str
         Its new node count; ``"ALL"`` adds the nodes of an expansion job handed over with
-        ``NumNodes=0``.
+        ``NumNodes=0``; node names: the nodes to keep (a subset of the job's).
     timeout : float, default=30.0
         Seconds to keep retrying while Slurm answers "try again" (slurmdbd is indexing
         the job's previous resize).
@@ -427,10 +522,11 @@ def update_nodes(job: int | str, nodes: int | Literal["ALL"], timeout: float = 3
         If Slurm refuses the update, or still indexes the job after ``timeout`` seconds.
     """
     deadline = time.monotonic() + timeout
+    field = f"NumNodes={nodes}" if isinstance(nodes, int | str) else f"NodeList={','.join(nodes)}"
     with tempfile.TemporaryDirectory(prefix="scontrol-") as scratch:
         while True:
             try:
-                slurm(["scontrol", "update", f"JobId={job}", f"NumNodes={nodes}"], cwd=scratch)
+                slurm(["scontrol", "update", f"JobId={job}", field], cwd=scratch)
                 return
             except SlurmError as exc:
                 if "try again" not in str(exc) or time.monotonic() >= deadline:

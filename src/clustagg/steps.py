@@ -27,7 +27,8 @@ File formats
     ``seed``, ``n_samples``, ``parameters``, ``seconds``).
 ``selection.json``
     ``seed``, ``chosen`` (global candidate ids), ``chosen_clusters``, ``n_candidates``,
-    ``fallbacks``, ``seconds``.
+    ``fallbacks``, ``seconds``, and ``ran_on``: the Slurm ``job``, ``partition`` and ``node``
+    the step ran on (:func:`clustagg.environment.slurm_placement`; None outside Slurm).
 ``score.json``
     :meth:`LoopState.to_json` plus ``seed`` and ``round_silhouette``; ``labels.npy`` next to
     it holds the best labels so far.
@@ -47,6 +48,7 @@ from backends.utils.validation import check_nonnegative
 from . import aggregate as agg
 from ._validation import check_round_seed
 from .clusterers import ALGORITHMS, draw_parameters, fit_labels
+from .environment import slurm_placement
 from .errors import StepInputError
 from .loop import LoopState
 from .mpi import idle_barrier
@@ -252,7 +254,8 @@ def aggregate_file(
     Returns
     -------
     dict
-        The selection written (see :func:`aggregate`).
+        The selection written: :func:`aggregate`'s, plus ``ran_on`` (the Slurm job,
+        partition and node of this process, see :func:`clustagg.environment.slurm_placement`).
 
     Raises
     ------
@@ -273,7 +276,10 @@ def aggregate_file(
     ([2, 3], [2, 3])
     """
     candidates, _ = load_clusters(clusters, seed=check_round_seed(seed), algorithms=ALGORITHMS)
-    selection = aggregate(candidates, solver, seed, quantum_delay=quantum_delay)
+    selection = {
+        **aggregate(candidates, solver, seed, quantum_delay=quantum_delay),
+        "ran_on": slurm_placement(),
+    }
     save_json(out, selection)
     return selection
 

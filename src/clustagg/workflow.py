@@ -18,7 +18,9 @@ Inside a heterogeneous Slurm job, ``CLUSTAGG_SRUN_HETJOB=1`` starts the steps wi
 its components instead: classical steps on component 0, the quantum step on component 1 (a
 sub-job of a chain, ``examples/slurm/cluster/clustagg_chain_step.sh``). With
 ``CLUSTAGG_HQ_SERVER_DIR=DIR`` the quantum step is a HyperQueue job instead
-(:mod:`clustagg.hq`), as the reference application submits it.
+(:mod:`clustagg.hq`), as the reference application submits it. The result's
+``quantum_step_on`` says which: ``hyperqueue``, ``qpu-partition`` (``srun`` on a partition or
+a component), or ``rank0`` (a local process, where ``--quantum-delay`` is slept).
 """
 
 from __future__ import annotations
@@ -228,8 +230,12 @@ def step_timeout() -> float | None:
     return seconds_from_env("CLUSTAGG_STEP_TIMEOUT")
 
 
-def run_local(command: list[str], timeout: float | None = None) -> str | None:
+def run_local(
+    command: list[str], timeout: float | None = None, *, env: Mapping[str, str] | None = None
+) -> str | None:
     """Run a step's command in a child process; None if it succeeded, else why it failed.
+
+    ``env`` is the child's environment (this process's by default).
 
     Examples
     --------
@@ -240,7 +246,7 @@ def run_local(command: list[str], timeout: float | None = None) -> str | None:
     'no clusters'
     """
     try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, env=env)
     except subprocess.TimeoutExpired as exc:
         printed = exc.stderr.decode(errors="replace") if isinstance(exc.stderr, bytes) else exc.stderr
         reason = f"timed out after {timeout:g} s"
@@ -340,4 +346,6 @@ def run_workflow(
         return lambda i: run_step(commands(i, phase), f"{phase} of round {i}", timeout, attempt(i, phase))
 
     nodes = {"cluster": processes, "quantum": 0, "score": 1}
-    return rounds.run(timeline, loop, {phase: execute(phase) for phase in PHASES}, nodes, "workflow")
+    on = "hyperqueue" if hyperqueue else "qpu-partition" if partitions or hetjob else "rank0"
+    execute_phase = {phase: execute(phase) for phase in PHASES}
+    return rounds.run(timeline, loop, execute_phase, nodes, "workflow", quantum_step_on=on)

@@ -54,6 +54,22 @@ def test_quantum_steps_run_inside_the_hyperqueue_job_on_the_qpu_node(slurm, tmp_
     assert result["iterations"] == pytest.approx(expected.iterations, abs=1e-12)
     assert result["labels"] == list(expected.labels)
     assert all((tmp_path / "wf" / f"round-{i:03d}" / "selection.hq.out").exists() for i in range(2))
+    assert result["quantum_step_on"] == "hyperqueue"
+
+    # the baseline mode's quantum steps go there too, each recording the job and node it ran in
+    command = [sys.executable, "-m", "clustagg", "run", "--n-samples", str(N), "--max-iter", "2"]
+    command += ["--threshold", "0.99", "--solver", "exact", "--seed", "4", "--quantum-step", "hyperqueue"]
+    command += ["--workdir", str(tmp_path / "base"), "--json", str(tmp_path / "base.json"), "--quiet"]
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=240, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    result = json.loads((tmp_path / "base.json").read_text())
+    assert result["quantum_step_on"] == "hyperqueue"
+    assert result["labels"] == list(expected.labels)
+    ran_on = [
+        json.loads((tmp_path / "base" / f"round-{i:03d}" / "selection.json").read_text())["ran_on"]
+        for i in range(2)
+    ]
+    assert ran_on == [{"job": str(job), "partition": "qpu", "node": "q1"}] * 2
 
     # scancel stops the server: the job ends and its process is gone
     pid = int((server / "ready").read_text())

@@ -1,11 +1,13 @@
 """clustagg's malleable mode resizes its own Slurm allocation: grows to 3 nodes, shrinks to 1."""
 
 import json
+import re
 import time
 from datetime import datetime
 
 import pytest
 
+import clustagg
 from clustagg import slurm as slurmlib
 
 from .conftest import CLUSTER, job_output
@@ -89,6 +91,51 @@ def test_malleable_job_grows_before_clustering_and_shrinks_for_the_quantum_step(
     result = json.loads((tmp_path / f"malleable-{job}.json").read_text())
     assert len(result["labels"]) == 1500 and len(result["iterations"]) == 2
     assert -1 <= result["silhouette"] <= 1
+    assert_workers_ran_on_the_added_nodes(output)
+    # each quantum step ran as a job of its own on the qpu node (from the step's own environment)
+    assert result["quantum_step_on"] == "qpu-partition"
+    ran_on = [
+        json.loads((tmp_path / f"malleable-{job}" / f"round-{i:03d}" / "selection.json").read_text())[
+            "ran_on"
+        ]
+        for i in range(2)
+    ]
+    assert [(r["partition"], r["node"]) for r in ran_on] == [("qpu", "q1")] * 2, ran_on
+    assert str(job) not in {r["job"] for r in ran_on}, ran_on
+    points = clustagg.make_reference_points(1500)
+    expected = clustagg.run(points, solver="exact", seed=0, max_iter=2, threshold=0.99)
+    assert result["labels"] == expected.labels.tolist() and result["iterations"] == expected.iterations
+
+
+WORKER_LINE = re.compile(
+    r"clustagg worker: (joined|leaving) rank=(\d+)/(\d+) SLURMD_NODENAME=(\S+) node=(\S+)"
+)
+
+
+def assert_workers_ran_on_the_added_nodes(output):
+    """Each worker, as it reports from its own environment: started by Slurm on a node added by the
+    grow (never c1, the job's own node), and gone before that node was returned by the shrink."""
+    lines = output.splitlines()
+    joined = [
+        (i, m.groups())
+        for i, line in enumerate(lines)
+        if (m := WORKER_LINE.search(line)) and m[1] == "joined"
+    ]
+    left = [
+        (i, m.groups())
+        for i, line in enumerate(lines)
+        if (m := WORKER_LINE.search(line)) and m[1] == "leaving"
+    ]
+    assert len(joined) == 4 and len(left) == 4, output  # 2 workers x 2 cluster phases
+    for _, (_, rank, size, slurmd, node) in joined:
+        assert size == "3" and rank in {"1", "2"} and slurmd == node and slurmd in {"c2", "c3"}, output
+    releases = [i for i, line in enumerate(lines) if "shrunk to 1 node(s) (released c2,c3)" in line]
+    assert len(releases) == 2, output
+    for phase, release in enumerate(releases):
+        phase_left = [
+            (i, groups) for i, groups in left if (releases[phase - 1] if phase else -1) < i < release
+        ]
+        assert sorted(groups[3] for _, groups in phase_left) == ["c2", "c3"], output
 
 
 def test_malleable_job_gives_up_growing_when_the_nodes_are_busy(slurm, tmp_path):
@@ -106,3 +153,25 @@ def test_malleable_job_gives_up_growing_when_the_nodes_are_busy(slurm, tmp_path)
     assert "gave up growing to 3 nodes after 3 s" in output
     result = json.loads((tmp_path / f"malleable-{job}.json").read_text())
     assert len(result["labels"]) == 1500
+
+
+def test_malleable_job_with_asynchronous_grow_adopts_the_nodes_granted_during_a_quantum_step(slurm, tmp_path):
+    wait_for_idle_cpu_nodes()
+    env = {**ENV, "CLUSTAGG_ARGS": "--threshold 0.99 --grow async"}
+    job = slurm.submit(CLUSTER / "clustagg_malleable.sh", cwd=tmp_path, env=env)
+    state = slurm.wait(job, 240)
+    output = job_output(tmp_path, job)
+    assert state == "COMPLETED", output
+    # the grow was only queued, and the workers it started joined a later cluster phase, on the
+    # nodes added (a quantum step of 3 s lies between the request and the second cluster phase)
+    assert "asked for 2 more node(s) without waiting" in output, output
+    joined = [m.groups() for m in WORKER_LINE.finditer(output) if m[1] == "joined"]
+    assert len(joined) == 2, output
+    assert sorted(slurmd for _, _, size, slurmd, node in joined if size == "3" and slurmd == node) == [
+        "c2",
+        "c3",
+    ]
+    result = json.loads((tmp_path / f"malleable-{job}.json").read_text())
+    points = clustagg.make_reference_points(1500)
+    expected = clustagg.run(points, solver="exact", seed=0, max_iter=2, threshold=0.99)
+    assert result["labels"] == expected.labels.tolist() and result["iterations"] == expected.iterations

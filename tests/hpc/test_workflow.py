@@ -40,6 +40,7 @@ def test_workflow_steps_run_as_slurm_jobs_on_the_cpu_and_qpu_partitions(slurm, t
     result = json.loads((tmp_path / "out.json").read_text())
     assert result["iterations"] == pytest.approx(expected.iterations, abs=1e-12)
     assert result["labels"] == list(expected.labels)
+    assert result["quantum_step_on"] == "qpu-partition"
     steps = [(r.partition, r.nodes, r.state) for r in slurmlib.read_job_records(slurm.job_records)[before:]]
     # each step ran once: none hung at MPI start-up and was rerun (see cluster/task_prolog.sh)
     assert steps == [("cpu", 3, "COMPLETED"), ("qpu", 1, "COMPLETED"), ("cpu", 1, "COMPLETED")]
