@@ -26,7 +26,9 @@ import httpx
 ROOT = Path(__file__).resolve().parent.parent
 
 #: Default graph of the colouring jobs: the Mycielski graph M4 (23 vertices, chromatic number 5,
-#: triangle-free), whose bounds do not meet at the root, so every job branches and samples with QAOA.
+#: triangle-free), whose clique and degree bounds do not meet at the root (run with
+#: ``--no-mycielski``, which leaves out the bound that settles it), so every job branches and
+#: samples with QAOA.
 GRAPH = ROOT / "data" / "graphs" / "myciel4.col"
 
 #: ``command(db, port, *args)`` -> the argv of a server listening on ``port`` with database ``db``.

@@ -51,7 +51,7 @@ from _vqpu_common import Server, default_server_command  # noqa: E402
 from backends.vqpu.server.store import read_batches  # noqa: E402
 
 #: Options of every colouring job: the BBQ-MIS tree alone proves (no exact phase), one process.
-BBQMIS_ARGS = "--exact-share 0 --executor serial --quiet --seed 1"
+BBQMIS_ARGS = "--exact-share 0 --no-mycielski --executor serial --quiet --seed 1"
 
 
 def slurm_env(state: Path) -> dict[str, str]:

@@ -10,7 +10,9 @@ developer's machine may lack it).
 """
 
 import os
+import re
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -56,3 +58,26 @@ def pytest_runtest_setup(item):
         need(
             shutil.which(command) is not None, f"{command} is not on PATH: {HINTS.get(command, 'install it')}"
         )
+
+
+GRAPHS = Path(__file__).resolve().parents[1] / "data" / "graphs"
+
+
+@pytest.fixture
+def backwards(tmp_path):
+    """``backwards(name)``: the path of a copy of bundled graph NAME with its vertices numbered backwards.
+
+    The Mycielskian bound follows the construction order of a Mycielski graph and settles
+    myciel3 to myciel7 at the root; numbered backwards it stays at 3 or 4, so the tests that
+    need a search (a tree, a SAT call, a checkpoint) still get one.
+    """
+
+    def write(name: str) -> str:
+        text = (GRAPHS / f"{name}.col").read_text()
+        n = int(re.search(r"^p edge (\d+)", text, re.M).group(1))
+        path = tmp_path / f"{name}-backwards.col"
+        renumber = lambda m: f"e {n + 1 - int(m[1])} {n + 1 - int(m[2])}"  # noqa: E731
+        path.write_text(re.sub(r"^e (\d+) (\d+)", renumber, text, flags=re.M))
+        return str(path)
+
+    return write

@@ -49,6 +49,7 @@ NEEDS_A_CLUSTER = {
     "clustagg.hq_server",
     "clustagg.malleable",
     "clustagg.mpi",
+    "clustagg.node_pools",  # SlurmNodes starts srun steps in a running job
     "clustagg.slurm",
     "clustagg.workflow",
 }

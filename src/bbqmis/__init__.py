@@ -9,34 +9,68 @@ The package has three layers, each its own folder, lowest first:
 - :mod:`bbqmis.coloring`, the colouring search: samplers, bounds, branch-and-bound,
   executors, command line.
 
-This module re-exports the public names of all three. Names that need qiskit (``qaoa``,
-the samplers, the solver and the search) are imported on first use, so
-``from bbqmis import MISProblem`` stays light for processes that never build a circuit
-(clustering workers, workflow steps).
+This module re-exports the public names of all three, each imported on first use (PEP 562):
+``import bbqmis`` itself imports neither networkx, numpy nor qiskit, so ``python -m bbqmis
+--version`` answers at once, and ``from bbqmis import MISProblem`` stays light for processes
+that never build a circuit (clustering workers, workflow steps).
+
+>>> import bbqmis
+>>> bbqmis.read_graph.__name__
+'read_graph'
 """
 
+from __future__ import annotations
+
 import importlib
-import importlib.metadata
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .mis import (
-    BBQMISError,
-    GraphFormatError,
-    InvalidParameterError,
-    MISProblem,
-    bits_from_strings,
-    greedy_independent_set,
-    maximum_independent_set,
-    parse_dimacs,
-    parse_edgelist,
-    read_graph,
-)
-
-__version__ = importlib.metadata.version("bbqmis")
+if TYPE_CHECKING:  # the names below, for type checkers; at run time they are loaded by __getattr__
+    from .coloring import (
+        AnnealingSampler,
+        ColoringResult,
+        ExactSampler,
+        GreedySampler,
+        MISSampler,
+        QAOASampler,
+        RandomSampler,
+        SearchError,
+        color_graph,
+        get_sampler,
+        verify_coloring,
+    )
+    from .mis import (
+        BBQMISError,
+        GraphFormatError,
+        InvalidParameterError,
+        MISProblem,
+        bits_from_strings,
+        greedy_independent_set,
+        maximum_independent_set,
+        parse_dimacs,
+        parse_edgelist,
+        qaoa,
+        read_graph,
+    )
+    from .solver import MISSamples, QuantumMISSolver
 
 #: Public names loaded lazily, with the module that defines them.
 _LAZY = {
     "qaoa": ".mis.qaoa",
+    **dict.fromkeys(
+        [
+            "BBQMISError",
+            "GraphFormatError",
+            "InvalidParameterError",
+            "MISProblem",
+            "bits_from_strings",
+            "greedy_independent_set",
+            "maximum_independent_set",
+            "parse_dimacs",
+            "parse_edgelist",
+            "read_graph",
+        ],
+        ".mis",
+    ),
     **dict.fromkeys(["MISSamples", "QuantumMISSolver"], ".solver"),
     **dict.fromkeys(
         [
@@ -85,11 +119,16 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    """Import a lazily loaded public name on first use (PEP 562)."""
-    if name not in _LAZY:
+    """Import a lazily loaded public name on first use (PEP 562); ``__version__`` from the metadata."""
+    if name == "__version__":
+        from importlib.metadata import version
+
+        value: Any = version("bbqmis")
+    elif name in _LAZY:
+        module = importlib.import_module(_LAZY[name], __name__)
+        value = module if name == "qaoa" else getattr(module, name)
+    else:
         raise AttributeError(f"module 'bbqmis' has no attribute {name!r}")
-    module = importlib.import_module(_LAZY[name], __name__)
-    value = module if name == "qaoa" else getattr(module, name)
     globals()[name] = value
     return value
 

@@ -12,9 +12,8 @@ import clustagg
 from clustagg import slurm as slurmlib
 from clustagg.data import read_points
 
-from .conftest import CLUSTER, ROOT, job_output
+from .conftest import CLUSTER, job_output
 
-GRAPH = ROOT / "data" / "graphs" / "myciel4.col"
 ARGS = ["--exact-share", "0", "--lp-share", "0", "--shots", "128", "--seed", "5"]  # branching circuits only
 SAME = ("coloring", "num_colors", "lower_bound", "optimal", "stopped")
 
@@ -38,10 +37,10 @@ def wait_for_chain(slurm, chain, cwd, first, timeout=360):
 
 @pytest.mark.slow
 @pytest.mark.timeout(420)
-def test_chain_of_subjobs_gives_the_monolithic_result(slurm, tmp_path):
-    monolithic = tmp_path / "monolithic.json"
+def test_chain_of_subjobs_gives_the_monolithic_result(slurm, tmp_path, backwards):
+    monolithic, graph = tmp_path / "monolithic.json", backwards("myciel4")  # the root bounds stay below chi
     subprocess.run(
-        [sys.executable, "-m", "bbqmis", str(GRAPH), "--executor", "serial", "--sampler", "qaoa"]
+        [sys.executable, "-m", "bbqmis", graph, "--executor", "serial", "--sampler", "qaoa"]
         + ["--backend", "aer", "--quiet", "--json", str(monolithic), *ARGS],
         check=True,
         env=slurm.env,
@@ -51,7 +50,7 @@ def test_chain_of_subjobs_gives_the_monolithic_result(slurm, tmp_path):
     first = slurm.submit(
         CLUSTER / "chain_step.sh",
         cwd=tmp_path,
-        env={"GRAPH": str(GRAPH), "BLOCK": "6", "CHAIN_DIR": str(chain), "BBQMIS_ARGS": " ".join(ARGS)},
+        env={"GRAPH": graph, "BLOCK": "6", "CHAIN_DIR": str(chain), "BBQMIS_ARGS": " ".join(ARGS)},
     )
     wait_for_chain(slurm, chain, tmp_path, first)
     expected = json.loads(monolithic.read_text())

@@ -7,17 +7,16 @@ import pytest
 from bbqmis import read_graph
 from clustagg import slurm as slurmlib
 
-from .conftest import CLUSTER, ROOT, job_output
+from .conftest import CLUSTER, job_output
 
-GRAPH = ROOT / "data" / "graphs" / "myciel3.col"
 ARGS = "--exact-share 0 --lp-share 0 --heuristic --shots 128 --seed 3"  # branching circuits only
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 
 
-def check_colouring(path):
+def check_colouring(path, graph_file):
     result = json.loads(path.read_text())
-    graph = read_graph(GRAPH)
+    graph = read_graph(graph_file)
     labels = {str(graph.nodes[v]["label"]): v for v in graph}
     colour = {labels[k]: c for k, c in result["coloring"].items()}
     assert set(colour) == set(graph)
@@ -26,13 +25,12 @@ def check_colouring(path):
     return result
 
 
-def test_one_world_hetjob_colours_through_the_service(slurm, tmp_path):
-    job = slurm.submit(
-        CLUSTER / "hybrid_world.sh", cwd=tmp_path, env={"GRAPH": str(GRAPH), "BBQMIS_ARGS": ARGS}
-    )
+def test_one_world_hetjob_colours_through_the_service(slurm, tmp_path, backwards):
+    graph = backwards("myciel3")  # the root bounds stay below chi: the tree sends circuits
+    job = slurm.submit(CLUSTER / "hybrid_world.sh", cwd=tmp_path, env={"GRAPH": graph, "BBQMIS_ARGS": ARGS})
     state = slurm.wait(job, 240)
     assert state == "COMPLETED", job_output(tmp_path, job)
-    result = check_colouring(tmp_path / f"hybrid-{job}.json")
+    result = check_colouring(tmp_path / f"hybrid-{job}.json", graph)
     stats = json.loads((tmp_path / f"service-{job}.json").read_text())
     assert stats["stopped"] == "goodbye"
     assert stats["requests"] >= 1 and stats["circuits"] == result["stats"]["sampler"]["circuits"]
@@ -40,15 +38,16 @@ def test_one_world_hetjob_colours_through_the_service(slurm, tmp_path):
     assert [c["Partition"] for c in components] == ["cpu", "qpu"]
 
 
-def test_dpm_hetjob_releases_the_quantum_component(slurm, tmp_path):
+def test_dpm_hetjob_releases_the_quantum_component(slurm, tmp_path, backwards):
+    graph = backwards("myciel3")  # the root bounds stay below chi: the tree sends circuits
     job = slurm.submit(
         CLUSTER / "hybrid_dpm.sh",
         cwd=tmp_path,
-        env={"GRAPH": str(GRAPH), "BBQMIS_ARGS": ARGS, "POST_COMMAND": "sleep 3"},
+        env={"GRAPH": graph, "BBQMIS_ARGS": ARGS, "POST_COMMAND": "sleep 3"},
     )
     state = slurm.wait(job, 240)
     assert state == "COMPLETED", job_output(tmp_path, job)
-    check_colouring(tmp_path / f"hybrid-{job}.json")
+    check_colouring(tmp_path / f"hybrid-{job}.json", graph)
     stats = json.loads((tmp_path / f"service-{job}.json").read_text())
     assert stats["stopped"] == "goodbye" and stats["requests"] >= 1
     assert "released component" in job_output(tmp_path, job)

@@ -25,8 +25,9 @@ replaced atomically, a device such as ``/dev/null`` is written, not replaced.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
-import importlib.metadata
+import importlib
 import json
 import math
 import os
@@ -35,183 +36,51 @@ import sys
 import threading
 import time
 import traceback
-from pathlib import Path
-from typing import Any
-
-import networkx as nx
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from backends.errors import BackendError, InvalidParameterError
 from backends.registry import check_spec
-from backends.utils.arguments import CommandParser, integer, real
 from backends.utils.files import atomic_write_text, check_distinct, check_writable
-from backends.utils.progress import ProgressLine
 
-from ..mis.errors import BBQMISError
-from ..mis.graphio import EXTENSIONS, FORMATS, read_graph
-from ..mis.training import ANGLES, STARTS, Training
-from ..mis.training import METHODS as TRAINING_METHODS
-from .limits import StopRequest, stop_on_signals
-from .pipeline import METHODS, color_graph
-from .plot import MAX_DRAWN_VERTICES, plot_run
-from .report import format_result, progress_view
-from .result import ColoringResult
-from .samplers import QAOASampler, get_sampler
-from .tree.executors import KINDS, make_executor, mpi_world
-from .tree.tree import STRATEGIES
+from .options import build_parser
+from .plot import plot_run
 
-#: Largest values the numeric options accept: beyond them a value is a typo, not a plan.
-MAX_SHOTS = 1_000_000
-MAX_QUBITS = 1000
-MAX_SLEEP_FACTOR = 1000.0
-MAX_SECONDS = 1e7  # about 115 days
-MAX_MEMORY_GB = 1e5
-MAX_NODES = 10**12
-MAX_SEED = 2**63 - 1
-MAX_WORKERS = 256
-MAX_EVALUATIONS = 10_000
+if TYPE_CHECKING:
+    from pathlib import Path
 
-EXAMPLES = """\
-examples:
-  python -m bbqmis data/graphs/myciel3.col                       # QAOA on the local Aer simulator
-  python -m bbqmis data/graphs/myciel4.col --sampler exact --json out.json
-  python -m bbqmis data/graphs/myciel5.col --sampler exact --plot run.png   # colouring + search figure
-  python -m bbqmis graph.col --backend iqm-fake:adonis --max-qubits 5
-  python -m bbqmis data/graphs/myciel3.col --angles trained --training-evaluations 30   # hybrid loop
-  python -m bbqmis graph.col --backend vqpu:http://127.0.0.1:8765 --sleep-factor 2
-  python -m bbqmis big.col --time-limit 600 --checkpoint run.ckpt   # later: add --resume
-  mpiexec -n 3 python -m bbqmis data/graphs/queen5_5.col          # 2 MPI workers
+    import networkx as nx
 
-exit status: 0 on success, also when a limit or SIGINT/SIGTERM stopped the search early
-(the reason is in the result); 2 on bad input (one line on stderr); 1 on an internal failure
-or an output that could not be written at the end.
-"""
+    from ..mis.training import Training
+    from .limits import StopRequest
+    from .result import ColoringResult
+    from .samplers import QAOASampler
+
+#: Names a test may replace (``monkeypatch.setattr(cli, "color_graph", ...)``), imported on first
+#: use like everything a run needs (``--help`` and ``--version`` need none of it), read through
+#: :func:`_late`: name -> module.
+_LATE = {"color_graph": ".pipeline"}
 
 
-def _prog_name() -> str:
-    """How the user ran the command: ``bbqmis`` (the console script) or ``python -m bbqmis``."""
-    return "bbqmis" if Path(sys.argv[0]).name == "bbqmis" else "python -m bbqmis"
+def __getattr__(name: str) -> Any:
+    """Import a name of :data:`_LATE` on first use (PEP 562)."""
+    if name not in _LATE:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(_LATE[name], __package__), name)
+    globals()[name] = value
+    return value
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of ``python -m bbqmis``."""
-    parser = CommandParser(
-        prog=_prog_name(),
-        name="bbqmis",
-        description="Colour a graph by branch-and-bound over maximal independent sets sampled "
-        "with single-layer QAOA (or a classical sampler); prove optimality where the bounds allow.",
-        epilog=EXAMPLES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    parser.add_argument(
-        "--version", action="version", version=f"%(prog)s {importlib.metadata.version('bbqmis')}"
-    )
-    _add_graph_arguments(parser)
-    _add_sampler_arguments(parser)
-    _add_training_arguments(parser)
-    _add_limit_arguments(parser)
-    _add_tree_arguments(parser)
-    _add_checkpoint_arguments(parser)
-    _add_run_arguments(parser)
-    return parser
-
-
-def _add_graph_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add the options of the graph file and how to read it."""
-    parser.add_argument("graph", help="graph file: DIMACS .col, edge list, GraphML or node-link JSON")
-    parser.add_argument(
-        "--format",
-        choices=FORMATS,
-        help="graph file format (default: from the extension: "
-        + ", ".join(f"{ext} {name}" for ext, name in EXTENSIONS.items())
-        + ")",
-    )
-    parser.add_argument(
-        "--allow-empty", action="store_true", help="accept a graph without vertices (0 colours)"
-    )
-    parser.add_argument(
-        "--allow-isolated",
-        action="store_true",
-        help="accept a DIMACS header declaring far more vertices than its edges touch",
-    )
-
-
-def _add_sampler_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add the options of the branching sampler and where its QAOA circuits run."""
-    parser.add_argument(
-        "--sampler",
-        default="qaoa",
-        choices=["qaoa", "exact", "greedy", "random", "anneal"],
-        help="branching sampler (default: qaoa)",
-    )
-    parser.add_argument(
-        "--backend",
-        default="aer",
-        help="where QAOA circuits run: aer, aer:mps, aer:noisy-<device>, iqm-fake:<device>, "
-        "iqm:<url>[#<computer>], vqpu:<http://host:port> (default: aer)",
-    )
-    parser.add_argument(
-        "--shots",
-        type=integer(1, MAX_SHOTS),
-        default=1024,
-        help=f"shots per QAOA circuit, 1 to {MAX_SHOTS} (default: 1024)",
-    )
-    parser.add_argument(
-        "--sleep-factor",
-        type=real(0.0, MAX_SLEEP_FACTOR),
-        default=0.0,
-        metavar="A",
-        help="after each quantum execution sleep A x its quantum seconds (default: 0)",
-    )
-    parser.add_argument(
-        "--max-qubits",
-        type=integer(1, MAX_QUBITS),
-        default=None,
-        metavar="Q",
-        help="widest circuit to run; wider components are cut or solved classically "
-        "(default: the backend's qubits, at most 24)",
-    )
-
-
-def _add_training_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add the options of the QAOA angles: closed form, or trained on the backend."""
-    parser.add_argument(
-        "--angles",
-        default="closed-form",
-        choices=ANGLES,
-        help="QAOA angles: the closed-form p = 1 optimum (exact, no circuit), or trained on the backend "
-        "by a classical optimiser from sampled energies (cut circuits: reconstructed) (default: closed-form)",
-    )
-    parser.add_argument(
-        "--training-evaluations",
-        type=integer(1, MAX_EVALUATIONS),
-        default=None,
-        metavar="N",
-        help=f"with --angles trained: energy evaluations per problem, 1 to {MAX_EVALUATIONS} (default: 40)",
-    )
-    parser.add_argument(
-        "--training-shots",
-        type=integer(1, MAX_SHOTS),
-        default=None,
-        metavar="N",
-        help="with --angles trained: shots per circuit of an evaluation (default: --shots)",
-    )
-    parser.add_argument(
-        "--training-start",
-        default=None,
-        choices=STARTS,
-        help="with --angles trained: start at the closed-form optimum or at a random point "
-        "(seeded by --seed) (default: closed-form)",
-    )
-    parser.add_argument(
-        "--training-method",
-        default=None,
-        choices=tuple(TRAINING_METHODS),
-        help="with --angles trained: the scipy optimiser (default: cobyla)",
-    )
+def _late(name: str) -> Any:
+    """The module attribute ``name``: imported on first use, or what a test put there."""
+    return globals()[name] if name in globals() else __getattr__(name)
 
 
 def _training(args: argparse.Namespace) -> str | Training:
     """The ``angles`` of the QAOA sampler; a training option without ``--angles trained`` is bad input."""
+    from ..mis.errors import BBQMISError
+    from ..mis.training import Training
+
     options = {
         "--training-evaluations": ("evaluations", args.training_evaluations),
         "--training-shots": ("shots", args.training_shots),
@@ -226,116 +95,6 @@ def _training(args: argparse.Namespace) -> str | Training:
     if args.sampler != "qaoa":
         raise BBQMISError(f"--angles trained needs --sampler qaoa, got --sampler {args.sampler}")
     return Training(**dict(given.values()))
-
-
-def _add_limit_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add the options of the limits of the run and the time shares of its phases."""
-    parser.add_argument(
-        "--time-limit",
-        type=real(0.0, MAX_SECONDS),
-        default=None,
-        metavar="S",
-        help="stop after S seconds of this run, reading the graph included (a resumed run: S more)",
-    )
-    parser.add_argument(
-        "--memory-limit",
-        type=real(0.0, MAX_MEMORY_GB),
-        default=None,
-        metavar="GB",
-        help="resident memory of the search; 0: no limit (default: half of the memory available)",
-    )
-    parser.add_argument(
-        "--exact-share",
-        type=real(0.0, 1.0),
-        default=0.3,
-        metavar="F",
-        help="share of the time for the classical exact phase (SAT, or DSATUR branch-and-bound); "
-        "0: the BBQ-MIS tree alone proves (default 0.3)",
-    )
-    parser.add_argument(
-        "--lp-share",
-        type=real(0.0, 1.0),
-        default=0.1,
-        metavar="F",
-        help="share of the time for the root LP bound; its columns and the tree's samples then bound "
-        "the tree's nodes by LP; 0: no LP bounds (default 0.1)",
-    )
-    parser.add_argument(
-        "--node-limit",
-        type=integer(1, MAX_NODES),
-        default=None,
-        metavar="N",
-        help="stop after N node expansions",
-    )
-
-
-def _add_tree_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add the options of the tree: its queue order, its method, exhaustive or not."""
-    parser.add_argument(
-        "--strategy", default="best-first", choices=STRATEGIES, help="queue order (default: best-first)"
-    )
-    parser.add_argument(
-        "--method",
-        default="bbq",
-        choices=METHODS,
-        help="the tree: bbq (BBQ-MIS over sampled maximal independent sets) or price "
-        "(branch-and-price: the set-cover LP at every node, columns priced by the sampler) (default: bbq)",
-    )
-    parser.add_argument(
-        "--heuristic",
-        action="store_true",
-        help="branch only on sampled sets, as the reference implementation (no exhaustive proof)",
-    )
-
-
-def _add_checkpoint_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add the options of the checkpoint: its file, its interval, resume."""
-    parser.add_argument(
-        "--checkpoint",
-        type=Path,
-        default=None,
-        metavar="FILE",
-        help="write the search state to FILE periodically and at the end",
-    )
-    parser.add_argument(
-        "--checkpoint-interval",
-        type=real(0.0, MAX_SECONDS),
-        default=30.0,
-        metavar="S",
-        help="seconds between checkpoint writes (default: 30)",
-    )
-    parser.add_argument("--resume", action="store_true", help="continue from --checkpoint FILE if it exists")
-
-
-def _add_run_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add the options of the outputs, the seed, the executor and its workers, and progress."""
-    parser.add_argument(
-        "--json", type=Path, default=None, metavar="OUT", help="write the result as JSON to OUT"
-    )
-    parser.add_argument(
-        "--seed", type=integer(0, MAX_SEED), default=None, help="makes a simulator run reproducible"
-    )
-    parser.add_argument(
-        "--executor",
-        default="auto",
-        choices=KINDS,
-        help="where nodes are expanded (auto: mpi under mpiexec, process with --workers > 1) (default: auto)",
-    )
-    parser.add_argument(
-        "--workers",
-        type=integer(1, MAX_WORKERS),
-        default=None,
-        help=f"local worker processes, 1 to {MAX_WORKERS}",
-    )
-    parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
-    parser.add_argument(
-        "--plot",
-        type=Path,
-        default=None,
-        metavar="PNG",
-        help=f"draw the colouring (graphs of up to {MAX_DRAWN_VERTICES} vertices) and the incumbent and "
-        "bound over time into PNG",
-    )
 
 
 def _sampler_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -359,6 +118,8 @@ def main(argv: list[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
     except SystemExit as exc:  # --help (0), or a bad option: one line was written (2)
         return exc.code if isinstance(exc.code, int) else 2
+    from .limits import stop_on_signals
+
     try:
         with stop_on_signals(notify=_stopping) as stop:
             return _run(args, stop)
@@ -385,6 +146,9 @@ def _run(args: argparse.Namespace, stop: StopRequest) -> int:
     serve its tasks, which carry what they need); every rank makes the cheap checks,
     and all stop with exit status 2, rank 0 printing the line, when any of them fails.
     """
+    from ..mis.errors import BBQMISError
+    from .tree.executors import mpi_world
+
     try:
         world = mpi_world(args.executor)
     except ImportError as exc:  # mpi4py is a dependency, but its MPI library may fail to load
@@ -425,13 +189,24 @@ def _prepare(args: argparse.Namespace, stop: StopRequest, root: bool) -> tuple[n
     Returns the graph (empty on an MPI worker rank), the sampler and the
     :func:`time.monotonic` time the time limit counts from.
     """
+    import networkx as nx
+
+    from ..mis.errors import BBQMISError
+    from ..mis.graphio import read_graph
+    from .samplers import QAOASampler, get_sampler
+
     if args.resume and args.checkpoint is None:
         raise BBQMISError("--resume needs --checkpoint FILE")
     if args.sampler == "qaoa":
         check_spec(args.backend)  # cheap: a bad --backend fails here, not after the backend's import
     if args.checkpoint is not None and args.checkpoint.exists() and not args.checkpoint.is_file():
         raise BBQMISError(f"--checkpoint {args.checkpoint}: not a regular file (--resume reads it back)")
-    outputs = {"--json": args.json, "--checkpoint": args.checkpoint, "--plot": args.plot}
+    outputs = {
+        "--json": args.json,
+        "--certificate": args.certificate,
+        "--checkpoint": args.checkpoint,
+        "--plot": args.plot,
+    }
     check_distinct(outputs)
     for option, path in outputs.items():
         if path is not None:
@@ -462,6 +237,10 @@ def _color(
 
     ``history`` receives (seconds, incumbent colours, bound) of every progress report that has them.
     """
+    from .report import progress_view
+    from .tree.executors import make_executor
+
+    color_graph = _late("color_graph")
     with make_executor(args.executor, args.workers, finish_tasks=False) as executor:
         if executor is None:  # an MPI worker rank: it served tasks until rank 0 finished
             return None
@@ -471,7 +250,7 @@ def _color(
             if "incumbent" in snapshot:
                 history.append((snapshot["elapsed"], snapshot["incumbent"], snapshot["bound"]))
 
-        with ProgressLine(sys.stderr, label="bbqmis", enabled=not args.quiet) as progress:
+        with _progress_line(args.quiet) as progress:
             return color_graph(
                 graph,
                 sampler,
@@ -481,6 +260,7 @@ def _color(
                 memory_limit=args.memory_limit,
                 exact_share=args.exact_share,
                 lp_share=args.lp_share,
+                mycielski=not args.no_mycielski,
                 method=args.method,
                 checkpoint=args.checkpoint,
                 resume=args.resume,
@@ -490,6 +270,15 @@ def _color(
                 seed=args.seed,
                 progress=report,
             )
+
+
+def _progress_line(quiet: bool) -> contextlib.AbstractContextManager[Callable[[dict[str, Any]], None]]:
+    """The progress line on stderr; with ``--quiet`` a no-op, without importing rich."""
+    if quiet:
+        return contextlib.nullcontext(lambda view: None)
+    from backends.utils.progress import ProgressLine
+
+    return ProgressLine(sys.stderr, label="bbqmis")
 
 
 def _seconds_left(time_limit: float | None, started: float) -> float | None:
@@ -552,6 +341,8 @@ def _bad_input(exc: BaseException | str) -> int:
 
 def _internal_failure(exc: Exception, args: argparse.Namespace, graph: nx.Graph) -> int:
     """Report a failure that is not the input's fault; write the best result it carries, if any."""
+    from .result import ColoringResult
+
     traceback.print_exc()
     partial = getattr(exc, "partial", None)
     written = isinstance(partial, ColoringResult) and _write_result(partial, args, graph) == 0
@@ -564,21 +355,44 @@ def _internal_failure(exc: Exception, args: argparse.Namespace, graph: nx.Graph)
 
 
 def _write_result(result: ColoringResult, args: argparse.Namespace, graph: nx.Graph) -> int:
-    """Write ``--json`` (atomically, first: a closed stdout must not lose it), then the table."""
-    if args.json is not None:
-        document = json.dumps(result.to_json(), indent=2) + "\n"
-        try:
-            atomic_write_text(args.json, lambda file: file.write(document))
-        except OSError as exc:
-            reason = exc.strerror or exc
-            print(f"bbqmis: error: --json {args.json}: cannot write the result: {reason}", file=sys.stderr)
-            return 1
+    """Write ``--json`` and ``--certificate`` (atomically, first: stdout may be closed), then the table."""
+    from .report import format_result
+
+    if args.json is not None and not _write_json(args.json, "--json", "the result", result.to_json()):
+        return 1
+    if args.certificate is not None and not _write_certificate(result, args.certificate, graph):
+        return 1
     try:
         print(format_result(result, graph, args.sampler, args.backend if args.sampler == "qaoa" else None))
         sys.stdout.flush()
     except BrokenPipeError:  # the reader left (``| head``): the result is in --json, if asked for
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
+
+
+def _write_certificate(result: ColoringResult, path: Path, graph: nx.Graph) -> bool:
+    """Build and write ``--certificate``; a failure is one line on stderr (the result stands)."""
+    from .certificate import build_certificate
+
+    try:
+        document = build_certificate(graph, result)
+    except Exception as exc:  # a result that does not colour the graph it came with: a bug, said in one line
+        reason = " ".join(f"{type(exc).__name__}: {exc}".split())
+        print(f"bbqmis: error: --certificate {path}: cannot build the certificate: {reason}", file=sys.stderr)
+        return False
+    return _write_json(path, "--certificate", "the certificate", document)
+
+
+def _write_json(path: Path, option: str, what: str, document: dict[str, Any]) -> bool:
+    """Write ``document`` to ``path`` atomically; a failure is one line on stderr naming ``option``."""
+    text = json.dumps(document, indent=2) + "\n"
+    try:
+        atomic_write_text(path, lambda file: file.write(text))
+    except OSError as exc:
+        reason = exc.strerror or exc
+        print(f"bbqmis: error: {option} {path}: cannot write {what}: {reason}", file=sys.stderr)
+        return False
+    return True
 
 
 def _write_plot(

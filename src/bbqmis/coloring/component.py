@@ -74,6 +74,7 @@ class SearchContext:
     global_lower: int = 0
     exact_share: float = 0.3
     lp_share: float = 0.1
+    mycielski: bool = True
     max_sat_clauses: int = MAX_SAT_CLAUSES
     method: str = "bbq"
 

@@ -41,7 +41,7 @@ import numpy as np
 from .classical.bounds import ChromaticBounds, adjacency_bounds, dsatur_coloring
 from .classical.clique import graph_clique
 from .classical.dsatur_exact import exact_coloring
-from .classical.mycielski import mycielski_bound
+from .classical.mycielski import MycielskiWitness, mycielski_bound
 from .classical.reduce import extend_coloring, peel
 from .classical.sat import sat_clauses, sat_coloring
 from .classical.tabucol import improve_coloring
@@ -133,11 +133,15 @@ def reduce_phase(graph: nx.Graph, context: SearchContext) -> CoreState:
     context.report({"phase": "bounds"})
     incumbent, source = _greedy_incumbent(core, _phase_deadline(context, _GREEDY_SHARE, math.inf))
     start = time.perf_counter()
-    witness = mycielski_bound(
-        core,
-        [[v for v in clique_vertices if v in core]],
-        target=len(set(incumbent.values())),
-        deadline=_phase_deadline(context, _CLIQUE_SHARE, _MYCIELSKI_CAP_SECONDS),
+    witness = (
+        mycielski_bound(
+            core,
+            [[v for v in clique_vertices if v in core]],
+            target=len(set(incumbent.values())),
+            deadline=_phase_deadline(context, _CLIQUE_SHARE, _MYCIELSKI_CAP_SECONDS),
+        )
+        if context.mycielski
+        else MycielskiWitness((), ())
     )
     bounds = replace(_core_bounds(core, clique.size), mycielski=witness.bound)
     stats: dict[str, Any] = {

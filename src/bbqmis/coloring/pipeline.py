@@ -103,6 +103,7 @@ def color_graph(
     exhaustive: bool = True,
     exact_share: float = 0.3,
     lp_share: float = 0.1,
+    mycielski: bool = True,
     method: str = "bbq",
     seed: int | None = None,
     progress: Callable[[dict], None] | None = None,
@@ -154,6 +155,11 @@ def color_graph(
         vertices. Its columns, and every class the tree generates, then form a pool that
         bounds each tree node of at most 200 residual vertices by LP, within a quarter of
         the run's time (see :class:`~bbqmis.coloring.lp.node_lp.NodeLP`); 0 turns LP bounds off.
+    mycielski : bool, default=True
+        Raise the root bound by Mycielskian levels grown around a clique
+        (:func:`~bbqmis.coloring.classical.mycielski.mycielski_bound`); False keeps the
+        clique and degree bounds alone, so that Mycielski graphs, which it settles at the
+        root, still exercise the tree and its sampler.
     method : {"bbq", "price"}, default="bbq"
         The tree: the BBQ-MIS branch-and-bound over sampled maximal independent sets,
         or branch-and-price (the set-cover LP at every node of a Zykov tree, columns
@@ -217,6 +223,7 @@ def color_graph(
         global_lower=max((outcome.lower_bound for outcome in run.done.values()), default=0),
         exact_share=exact_share if exhaustive else 0.0,
         lp_share=lp_share,
+        mycielski=bool(mycielski),
         method=method,
     )
     run.color_components(context)

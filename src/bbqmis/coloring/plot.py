@@ -2,7 +2,7 @@
 
 Drawn with matplotlib's object interface on the Agg canvas (no display, no pyplot state),
 and saved atomically (:func:`backends.utils.files.atomic_write`): the PNG appears complete or
-not at all.
+not at all. matplotlib and networkx are imported when a figure is drawn, not with this module.
 """
 
 from __future__ import annotations
@@ -10,16 +10,15 @@ from __future__ import annotations
 import functools
 import os
 from collections.abc import Sequence
-
-import networkx as nx
-from matplotlib.axes import Axes
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
-from matplotlib.ticker import MaxNLocator
+from typing import TYPE_CHECKING
 
 from backends.utils.files import atomic_write
 
-from .result import ColoringResult
+if TYPE_CHECKING:
+    import networkx as nx
+    from matplotlib.axes import Axes
+
+    from .result import ColoringResult
 
 __all__ = ["MAX_DRAWN_VERTICES", "plot_run"]
 
@@ -52,6 +51,7 @@ def plot_run(
     Examples
     --------
     >>> import tempfile, pathlib
+    >>> import networkx as nx
     >>> from bbqmis.coloring import color_graph
     >>> graph = nx.cycle_graph(5)
     >>> result = color_graph(graph, "exact")
@@ -60,6 +60,9 @@ def plot_run(
     >>> out.read_bytes()[1:4] == b"PNG"
     True
     """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
     drawn = 0 < graph.number_of_nodes() <= MAX_DRAWN_VERTICES
     figure = Figure(figsize=(11 if drawn else 6, 4.5), layout="constrained")
     FigureCanvasAgg(figure)
@@ -70,6 +73,8 @@ def plot_run(
 
 
 def _draw_coloring(axes: Axes, graph: nx.Graph, result: ColoringResult) -> None:
+    import networkx as nx
+
     colours = [result.coloring[graph.nodes[v].get("label", v)] for v in graph]
     layout = nx.spring_layout(graph, seed=0)
     nx.draw_networkx_edges(graph, layout, ax=axes, alpha=0.3, width=0.6)
@@ -84,6 +89,8 @@ def _draw_coloring(axes: Axes, graph: nx.Graph, result: ColoringResult) -> None:
 def _draw_history(
     axes: Axes, result: ColoringResult, history: Sequence[tuple[float, int | None, int | None]]
 ) -> None:
+    from matplotlib.ticker import MaxNLocator
+
     samples = [*history, (float(result.stats.get("seconds", 0.0)), result.num_colors, result.lower_bound)]
     for column, label, style in ((1, "colours (incumbent)", "-"), (2, "lower bound", "--")):
         points = [(sample[0], sample[column]) for sample in samples if sample[column] is not None]

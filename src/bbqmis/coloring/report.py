@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import networkx as nx
+if TYPE_CHECKING:
+    import networkx as nx
 
-from .result import ColoringResult
+    from .result import ColoringResult
 
 __all__ = ["format_result", "progress_view"]
 
@@ -38,6 +39,7 @@ def format_result(result: ColoringResult, graph: nx.Graph, sampler: str, backend
 
     Examples
     --------
+    >>> import networkx as nx
     >>> from bbqmis.coloring import color_graph
     >>> graph = nx.cycle_graph(5)
     >>> table = format_result(color_graph(graph, "exact"), graph, "exact", None).splitlines()

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import networkx as nx
-
-from ..mis.training import training_summary
 from .errors import SearchError
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 __all__ = ["SUMMED_STATS", "ColoringResult", "color_classes", "verify_coloring"]
 
@@ -66,6 +67,7 @@ class ColoringResult:
 
     Examples
     --------
+    >>> import networkx as nx
     >>> from bbqmis import color_graph
     >>> result = color_graph(nx.cycle_graph(5), sampler="exact")
     >>> result.num_colors, result.lower_bound, result.optimal
@@ -83,7 +85,9 @@ class ColoringResult:
     def __post_init__(self) -> None:
         """Add ``stats["training"]`` from the sampler's training counters, when it has them."""
         sampler = self.stats.get("sampler")
-        if isinstance(sampler, Mapping) and "training" not in self.stats:
+        if isinstance(sampler, Mapping) and "training_problems" in sampler and "training" not in self.stats:
+            from ..mis.training import training_summary  # imports qiskit: only for a trained run
+
             summary = training_summary(sampler)
             if summary is not None:
                 self.stats["training"] = summary
@@ -131,6 +135,7 @@ def verify_coloring(graph: nx.Graph, coloring: dict) -> None:
 
     Examples
     --------
+    >>> import networkx as nx
     >>> verify_coloring(nx.path_graph(3), {0: 0, 1: 1, 2: 0})
     >>> verify_coloring(nx.path_graph(3), {0: 0, 1: 1})
     Traceback (most recent call last):

@@ -19,7 +19,6 @@ from bbqmis.coloring.result import ColoringResult
 
 MYCIEL3 = "data/graphs/myciel3.col"
 MYCIEL4 = "data/graphs/myciel4.col"
-MYCIEL6 = "data/graphs/myciel6.col"
 
 
 def run_module(*args, **kwargs):
@@ -28,9 +27,9 @@ def run_module(*args, **kwargs):
     )
 
 
-def test_default_qaoa_run_proves_myciel3(tmp_path, capsys):
-    out = tmp_path / "result.json"
-    assert main([MYCIEL3, "--exact-share", "0", "--seed", "1", "--json", str(out), "--quiet"]) == 0
+def test_default_qaoa_run_proves_myciel3(tmp_path, capsys, backwards):
+    out, graph = tmp_path / "result.json", backwards("myciel3")  # numbered so that the root bounds stay at 3
+    assert main([graph, "--exact-share", "0", "--seed", "1", "--json", str(out), "--quiet"]) == 0
     printed = capsys.readouterr().out
     assert "optimal      yes" in printed and "qaoa on aer" in printed
     data = json.loads(out.read_text())
@@ -38,12 +37,12 @@ def test_default_qaoa_run_proves_myciel3(tmp_path, capsys):
     assert data["num_colors"] == 4 and data["optimal"] is True
     assert data["stats"]["sampler"]["circuits"] >= 1
     assert sorted(map(int, data["coloring"])) == list(range(1, 12))
-    edges = [tuple(map(int, line.split()[1:])) for line in open(MYCIEL3) if line.startswith("e ")]
+    edges = [tuple(map(int, line.split()[1:])) for line in open(graph) if line.startswith("e ")]
     assert all(data["coloring"][str(u)] != data["coloring"][str(v)] for u, v in edges)
 
 
-def test_progress_line_is_printed(capsys):
-    assert main([MYCIEL4, "--sampler", "exact", "--exact-share", "0"]) == 0
+def test_progress_line_is_printed(capsys, backwards):
+    assert main([backwards("myciel4"), "--sampler", "exact", "--exact-share", "0"]) == 0
     err = capsys.readouterr().err
     assert "nodes" in err and "colours" in err and "bound" in err
 
@@ -198,11 +197,11 @@ def test_mpi_run_with_a_bad_graph_says_so_once_and_exits_2(tmp_path):
 
 
 @pytest.mark.slow
-def test_killed_run_resumes_without_losing_the_incumbent(tmp_path):
+def test_killed_run_resumes_without_losing_the_incumbent(tmp_path, backwards):
     checkpoint, out = tmp_path / "run.ckpt", tmp_path / "result.json"
     # Sleeping 3 x the quantum time after each circuit makes the search slow enough to kill.
     args = [
-        MYCIEL4,
+        backwards("myciel4"),
         "--exact-share",
         "0",
         "--seed",
@@ -241,12 +240,12 @@ def test_killed_run_resumes_without_losing_the_incumbent(tmp_path):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("backend", ["aer:noisy-adonis", "iqm-fake:adonis"])
-def test_noisy_and_fake_device_backends_run_unchanged(backend, tmp_path, capsys):
+def test_noisy_and_fake_device_backends_run_unchanged(backend, tmp_path, capsys, backwards):
     out = tmp_path / "result.json"
     assert (
         main(
             [
-                MYCIEL3,
+                backwards("myciel3"),  # the root bounds stay below chi: the device samples
                 "--exact-share",
                 "0",
                 "--backend",
@@ -372,8 +371,14 @@ def boom(*args, **kwargs):
     raise RuntimeError("boom")
 
 
-def test_an_internal_failure_exits_1_and_keeps_the_checkpoint(tmp_path, capsys, monkeypatch):
+def test_an_internal_failure_exits_1_and_keeps_the_checkpoint(tmp_path, capsys, monkeypatch, backwards):
     checkpoint, out = tmp_path / "run.ckpt", tmp_path / "result.json"
+    graph = backwards("myciel4")  # a tree to run: the root bounds stay below chi
+
+    def run_with_checkpoint(checkpoint, *extra):
+        args = [graph, "--sampler", "exact", "--exact-share", "0", "--checkpoint", str(checkpoint), "--quiet"]
+        return main([*args, *extra])
+
     assert run_with_checkpoint(checkpoint, "--node-limit", "2") == 0
     before = checkpoint.read_bytes()
     capsys.readouterr()
@@ -492,14 +497,14 @@ def explored(line):
     return int(found[1]) if found else 0
 
 
-def start_long_run(tmp_path):
+def start_long_run(tmp_path, graph):
     """myciel6 on two workers: its tree runs for the whole minute; returns once the workers expand nodes.
 
     Returns the process, its arguments, checkpoint, JSON output and the file that takes its
     stderr (a file, not a pipe: the test reads it as it grows, with a deadline).
     """
     checkpoint, out, log = tmp_path / "run.ckpt", tmp_path / "result.json", tmp_path / "stderr.txt"
-    args = [MYCIEL6, "--sampler", "greedy", "--exact-share", "0", "--workers", "2", "--time-limit", "60"]
+    args = [graph, "--sampler", "greedy", "--exact-share", "0", "--workers", "2", "--time-limit", "60"]
     with log.open("w") as stderr:
         process = subprocess.Popen(
             [sys.executable, "-m", "bbqmis", *args, "--checkpoint", str(checkpoint), "--json", str(out)],
@@ -518,8 +523,8 @@ def start_long_run(tmp_path):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
-def test_a_signal_ends_the_run_with_its_result_checkpoint_and_workers(tmp_path, signum):
-    process, args, checkpoint, out, log = start_long_run(tmp_path)
+def test_a_signal_ends_the_run_with_its_result_checkpoint_and_workers(tmp_path, signum, backwards):
+    process, args, checkpoint, out, log = start_long_run(tmp_path, backwards("myciel6"))
     workers = descendants(process.pid)
     assert len(workers) >= 2, workers
     sent = time.monotonic()
@@ -532,7 +537,7 @@ def test_a_signal_ends_the_run_with_its_result_checkpoint_and_workers(tmp_path, 
     assert "Traceback" not in stderr and "(interrupted)" in stdout
     data = json.loads(out.read_text())
     assert data["stopped"] == "interrupted" == data["stats"]["stop_reason"] and not data["optimal"]
-    graph = read_graph(MYCIEL6)
+    graph = read_graph(args[0])
     coloring = {v: data["coloring"][str(graph.nodes[v]["label"])] for v in graph}
     assert all(coloring[u] != coloring[v] for u, v in graph.edges)
     deadline = time.monotonic() + 10
@@ -550,8 +555,8 @@ def test_a_signal_ends_the_run_with_its_result_checkpoint_and_workers(tmp_path, 
 
 
 @pytest.mark.slow
-def test_a_second_signal_stops_at_once(tmp_path):
-    process, _, checkpoint, out, log = start_long_run(tmp_path)
+def test_a_second_signal_stops_at_once(tmp_path, backwards):
+    process, _, checkpoint, out, log = start_long_run(tmp_path, backwards("myciel6"))
     workers = descendants(process.pid)
     process.send_signal(signal.SIGTERM)
     # Signals of one kind do not queue: wait for the first to be taken.

@@ -14,7 +14,7 @@ TESTS = pathlib.Path(__file__).parent
 SUBPACKAGES = ["classical", "lp", "tree"]
 #: Highest first: a module may import its own layer and those below it, never one above.
 LAYERS = [
-    {"cli", "plot", "report"},
+    {"cli", "options", "plot", "report", "certificate"},
     {"pipeline"},
     {"phases"},
     {"component"},

@@ -456,3 +456,16 @@ def test_the_mycielskian_bound_settles_mycielski_graphs_at_the_root(k):
     check(graph, result, k + 1)
     assert result.optimal and result.num_colors == k + 1
     assert result.stats["stop_reason"] == "bounds_met" and result.stats["nodes_explored"] == 0
+
+
+@pytest.mark.timeout(120)
+def test_without_the_mycielskian_bound_the_tree_proves_a_mycielski_graph():
+    graph = read_graph(f"{DATA}/myciel4.col")  # chi 5, clique number 2
+    settings = {"sampler": "exact", "seed": 0, "time_limit": 60, "exact_share": 0.0, "lp_share": 0.0}
+    bound = color_graph(graph, **settings)
+    tree = color_graph(graph, **settings, mycielski=False)
+    for result in (bound, tree):
+        check(graph, result, 5)
+        assert result.optimal
+    assert bound.stats["nodes_explored"] == 0 and tree.stats["nodes_explored"] > 0
+    assert tree.stats["root_lower_bound"] < bound.stats["root_lower_bound"] == 5

@@ -1,6 +1,5 @@
 import json
 import os
-import re
 import signal
 import subprocess
 import sys
@@ -24,21 +23,6 @@ from bbqmis.coloring.samplers import get_sampler
 from bbqmis.coloring.tree.snapshot import dump_price, restore_price
 
 DATA = Path(__file__).resolve().parents[4] / "data" / "graphs"
-
-
-def reversed_dimacs(name: str, folder: Path) -> str:
-    """A copy of a bundled DIMACS graph with its vertices numbered backwards, in ``folder``.
-
-    The Mycielskian bound follows the construction order of a Mycielski graph and settles
-    myciel3 and myciel4 at the root; numbered backwards it stays at 3, so the tree searches.
-    """
-    text = (DATA / f"{name}.col").read_text()
-    n = int(re.search(r"^p edge (\d+)", text, re.M).group(1))
-    path = folder / f"{name}-reversed.col"
-    path.write_text(
-        re.sub(r"^e (\d+) (\d+)", lambda m: f"e {n + 1 - int(m[1])} {n + 1 - int(m[2])}", text, flags=re.M)
-    )
-    return str(path)
 
 
 @pytest.mark.parametrize("seed", range(2))
@@ -94,10 +78,10 @@ def test_pricing_follows_the_branching_sampler():
     assert pricers_for(get_sampler("random")) == ("random",)
 
 
-def test_cli_method_price_proves_a_graph_and_says_so(tmp_path):
+def test_cli_method_price_proves_a_graph_and_says_so(tmp_path, backwards):
     out = tmp_path / "out.json"
     args = [
-        reversed_dimacs("myciel3", tmp_path),
+        backwards("myciel3"),
         "--method",
         "price",
         "--sampler",
@@ -203,10 +187,10 @@ def test_a_corrupt_price_checkpoint_is_refused_with_its_name():
             restore_price({**data, **change}, graph, "run.ckpt")
 
 
-def test_cli_a_price_run_stopped_by_a_limit_resumes(tmp_path):
+def test_cli_a_price_run_stopped_by_a_limit_resumes(tmp_path, backwards):
     checkpoint, out = tmp_path / "run.ckpt", tmp_path / "out.json"
     args = [
-        reversed_dimacs("myciel4", tmp_path),
+        backwards("myciel4"),
         "--method",
         "price",
         "--sampler",
@@ -229,10 +213,10 @@ def test_cli_a_price_run_stopped_by_a_limit_resumes(tmp_path):
 
 @pytest.mark.slow
 @pytest.mark.timeout(300)
-def test_cli_a_killed_price_run_resumes_without_losing_its_tree(tmp_path):
+def test_cli_a_killed_price_run_resumes_without_losing_its_tree(tmp_path, backwards):
     checkpoint, out = tmp_path / "run.ckpt", tmp_path / "out.json"
     args = [
-        reversed_dimacs("myciel4", tmp_path),
+        backwards("myciel4"),
         "--method",
         "price",
         "--sampler",
