@@ -166,7 +166,16 @@ def checkpoint_part(
     read = reference_dimacs(graph.read_bytes())
     assert read is not None
     truth = Truth(tuple(read[0]), frozenset(read[1]), CHECKPOINT_CHI)
-    settings = [str(graph), "--sampler", "exact", "--exact-share", "0", "--no-mycielski", "--checkpoint-interval", "0"]
+    settings = [
+        str(graph),
+        "--sampler",
+        "exact",
+        "--exact-share",
+        "0",
+        "--no-mycielski",
+        "--checkpoint-interval",
+        "0",
+    ]
     base_path = folder / "base.ckpt"
     argv = [sys.executable, "-m", "bbqmis", *settings, "--checkpoint", str(base_path), "--node-limit", "3"]
     first = run_command([*argv, "--quiet"], CLI_TIMEOUT, folder)
