@@ -141,7 +141,7 @@ def create_app(service: VQPUService, *, docs: bool = False) -> FastAPI:
     answer = _submission_answer(service)
     _add_routes(app, service, answer)
     # innermost: a well-formed submission is answered past FastAPI's layers, the rest by the routes
-    app.add_middleware(FastSubmit, caller_of=service.authenticate, submit=answer)
+    app.add_middleware(FastSubmit, caller_of=service.caller_of, submit=answer)
     app.add_middleware(_BodyGuard, limits=service.limits)
     app.add_middleware(_ServerTiming)  # outermost: the answer's time includes reading the body
     return app
@@ -461,11 +461,11 @@ def _add_routes(app: FastAPI, service: VQPUService, answer: Answer) -> None:
     All need a token.
     """
 
-    async def caller_of(request: Request) -> Caller:  # async: no thread hop for a token
+    async def caller_of(request: Request) -> Caller:  # async: no thread hop per request
         found = request.scope.get(CALLER)  # by FastSubmit: a credential is decoded once
         if isinstance(found, APIError):
             raise found
-        return found if found is not None else await service.authenticate(request.headers)
+        return found if found is not None else service.caller_of(request.headers)
 
     Job = Annotated[Caller, Depends(caller_of)]
     Wait = Annotated[float, Query(ge=0.0, allow_inf_nan=False, description=f"seconds, at most {MAX_WAIT:g}")]

@@ -56,8 +56,8 @@ class FastSubmit:
     ----------
     app : ASGI application
         The application behind (FastAPI's), answering whatever is not answered here.
-    caller_of : async callable
-        ``await caller_of(headers)``: the caller of a request, or
+    caller_of : callable
+        ``caller_of(headers)``: the caller of a request, or
         :class:`~backends.vqpu.server.service.APIError` for a refused token.
     submit : async callable
         ``await submit(caller, body, wait)``: the answer to an accepted submission.
@@ -70,9 +70,7 @@ class FastSubmit:
     ...     return JSONResponse({"key": body.key, "job": caller.job, "wait": wait}, status_code=202)
     >>> async def app(scope, receive, send):  # the application behind: here it refuses all
     ...     await JSONResponse({"error": "route"}, status_code=400)(scope, receive, send)
-    >>> async def caller_of(headers):
-    ...     return Caller("job-a", "ann")
-    >>> fast = FastSubmit(app, caller_of=caller_of, submit=submit)
+    >>> fast = FastSubmit(app, caller_of=lambda headers: Caller("job-a", "ann"), submit=submit)
     >>> async def post(query, body):
     ...     scope = {"type": "http", "method": "POST", "path": "/batches", "query_string": query,
     ...              "headers": [(b"content-type", b"application/json")]}
@@ -90,7 +88,7 @@ class FastSubmit:
     """
 
     def __init__(
-        self, app: ASGIApp, *, caller_of: Callable[[Mapping[str, str]], Awaitable[Caller]], submit: Submit
+        self, app: ASGIApp, *, caller_of: Callable[[Mapping[str, str]], Caller], submit: Submit
     ) -> None:
         self.app = app
         self.caller_of = caller_of
@@ -102,7 +100,7 @@ class FastSubmit:
             await self.app(scope, receive, send)
             return
         message = await receive()
-        accepted = await _accepted(scope, message, self.caller_of)
+        accepted = _accepted(scope, message, self.caller_of)
         if accepted is None:
             await self.app(scope, _replay(message, receive), send)
             return
@@ -110,8 +108,8 @@ class FastSubmit:
         await response(scope, receive, send)
 
 
-async def _accepted(
-    scope: Scope, message: Message, caller_of: Callable[[Mapping[str, str]], Awaitable[Caller]]
+def _accepted(
+    scope: Scope, message: Message, caller_of: Callable[[Mapping[str, str]], Caller]
 ) -> tuple[Caller, BatchIn, float] | None:
     """The caller, body and wait of a submission that passes every check of the route, else None."""
     wait = _PLAIN_WAIT.fullmatch(scope["query_string"])
@@ -121,7 +119,7 @@ async def _accepted(
     if headers.get("content-type", "").lower() != "application/json":
         return None
     try:
-        caller = scope[CALLER] = await caller_of(headers)
+        caller = scope[CALLER] = caller_of(headers)
     except APIError as refusal:
         scope[CALLER] = refusal
         return None

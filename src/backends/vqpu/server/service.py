@@ -250,28 +250,6 @@ class VQPUService:
             event.set()
 
     # -- requests ---------------------------------------------------------------------------------
-    async def authenticate(self, headers: Mapping[str, str]) -> Caller:
-        """:meth:`caller_of`, on a worker thread for a MUNGE credential, inline for a token.
-
-        Decoding a credential is a round trip to ``munged`` (and, for a job not yet seen,
-        one to Slurm): on the event loop it would hold up every other request meanwhile.
-        A bearer token is a dictionary look-up, cheaper than the thread hop.
-
-        Examples
-        --------
-        >>> import asyncio, tempfile
-        >>> from pathlib import Path
-        >>> from backends.null import NullBackend
-        >>> folder = tempfile.TemporaryDirectory()
-        >>> service = VQPUService(NullBackend(), Path(folder.name) / "vqpu.db")
-        >>> asyncio.run(service.authenticate({"x-vqpu-job": "job-a"})).job
-        'job-a'
-        >>> service.stop(); folder.cleanup()
-        """
-        if self.slurm is not None and headers.get("authorization", "").startswith("MUNGE "):
-            return await asyncio.to_thread(self.caller_of, headers)
-        return self.caller_of(headers)
-
     def caller_of(self, headers: Mapping[str, str]) -> Caller:
         r"""Return the job and user of a request from its headers, checking its token.
 

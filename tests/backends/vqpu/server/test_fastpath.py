@@ -39,10 +39,6 @@ def caller_of(headers):
     return Caller("job-a", "ann")
 
 
-async def authenticate(headers):
-    return caller_of(headers)
-
-
 class Recorder:
     """A stand-in for the application behind and for ``submit``, recording what reached each."""
 
@@ -96,7 +92,7 @@ def recorder():
 
 @pytest.fixture
 def fast(recorder):
-    return FastSubmit(recorder.app, caller_of=authenticate, submit=recorder.submit)
+    return FastSubmit(recorder.app, caller_of=caller_of, submit=recorder.submit)
 
 
 @pytest.mark.parametrize(
@@ -168,7 +164,7 @@ def test_anything_else_goes_to_the_application_with_its_body(fast, recorder, cas
 def test_a_request_handed_on_carries_its_caller_so_its_credential_is_checked_once(token, body, found):
     checked, seen = [], []
 
-    async def counting_caller_of(headers):
+    def counting_caller_of(headers):
         checked.append(headers.get("authorization"))
         return caller_of(headers)
 
@@ -188,7 +184,7 @@ def test_other_scopes_pass_through(recorder):
     async def app(scope, receive, send):
         seen.append(scope["type"])
 
-    fast = FastSubmit(app, caller_of=authenticate, submit=recorder.submit)
+    fast = FastSubmit(app, caller_of=caller_of, submit=recorder.submit)
     asyncio.run(fast({"type": "lifespan"}, None, None))
     assert seen == ["lifespan"]
 
