@@ -28,7 +28,8 @@ class Periodic:
     >>> periodic = Periodic(lambda: passes.append(1), 0.01, "example").start()
     >>> periodic.wait_passes(3)
     True
-    >>> periodic.stop(); periodic.stop()
+    >>> periodic.stop(), periodic.stop()
+    (True, False)
     """
 
     def __init__(self, work: Callable[[], object], interval: float, name: str) -> None:
@@ -49,23 +50,29 @@ class Periodic:
         >>> periodic.passes
         0
         >>> periodic.stop()
+        True
         """
         self._thread = threading.Thread(target=self._run, name=self.name, daemon=True)
         self._thread.start()
         return self
 
-    def stop(self, timeout: float = 60.0) -> None:
-        """Stop after the pass in progress (waiting up to ``timeout`` s); safe to call twice.
+    def stop(self, timeout: float = 60.0) -> bool:
+        """Stop after the pass in progress (waiting up to ``timeout`` s); whether a thread was running.
+
+        Safe to call twice, and on a ``Periodic`` never started.
 
         Examples
         --------
         >>> periodic = Periodic(lambda: None, 60.0, "example").start()
-        >>> periodic.stop(); periodic.stop()
+        >>> periodic.stop(), periodic.stop()
+        (True, False)
         """
         self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=timeout)
-            self._thread = None
+        if self._thread is None:
+            return False
+        self._thread.join(timeout=timeout)
+        self._thread = None
+        return True
 
     def wait_passes(self, count: int, timeout: float = 60.0) -> bool:
         """Wait until ``count`` passes have run since the start; whether they did within ``timeout`` s.
@@ -76,6 +83,7 @@ class Periodic:
         >>> periodic.wait_passes(1, timeout=0.01)
         False
         >>> periodic.stop()
+        True
         """
         with self._passed:
             return self._passed.wait_for(lambda: self.passes >= count, timeout)

@@ -22,11 +22,10 @@ from __future__ import annotations
 
 import logging
 import subprocess
-import threading
 from collections.abc import Callable
 
-from backends.utils.validation import check_interval
 from backends.vqpu.server.accounting import Ledger, Usage
+from backends.vqpu.server.periodic import Periodic
 
 __all__ = ["admin_comment", "parse_admin_comment", "SlurmUsageWriter"]
 
@@ -104,12 +103,10 @@ class SlurmUsageWriter:
 
     def __init__(self, ledger: Ledger, *, interval: float = 2.0, runner: Runner = _run) -> None:
         self.ledger = ledger
-        self.interval = check_interval(interval, "interval", 0, 3600.0)
         self.runner = runner
         self.written: dict[str, str] = {}
         self.ended: set[str] = set()
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._periodic = Periodic(self.sync, interval, "vqpu-slurm-usage")
 
     def sync(self) -> None:
         """Write every job whose totals changed; check ended jobs against ``sacct``.
@@ -162,8 +159,7 @@ class SlurmUsageWriter:
         >>> writer = SlurmUsageWriter(Ledger(), interval=0.1).start()
         >>> writer.stop()
         """
-        self._thread = threading.Thread(target=self._loop, name="vqpu-slurm-usage", daemon=True)
-        self._thread.start()
+        self._periodic.start()
         return self
 
     def stop(self) -> None:
@@ -174,12 +170,5 @@ class SlurmUsageWriter:
         >>> writer = SlurmUsageWriter(Ledger()).start()
         >>> writer.stop(); writer.stop()
         """
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=60)
-            self._thread = None
-            self.sync()
-
-    def _loop(self) -> None:
-        while not self._stop.wait(self.interval):
+        if self._periodic.stop():
             self.sync()

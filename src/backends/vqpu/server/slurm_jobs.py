@@ -27,13 +27,13 @@ from __future__ import annotations
 
 import re
 import subprocess
-import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from backends.errors import BackendError
 from backends.utils.validation import check_interval
+from backends.vqpu.server.periodic import Periodic
 
 __all__ = ["SlurmJob", "SlurmUnavailableError", "JobTable", "parse_squeue", "resource_count"]
 
@@ -189,15 +189,13 @@ class JobTable:
         self.resource = resource
         self.recheck = check_interval(recheck, "recheck", 0, 3600.0)
         self._polled_at = -float("inf")
-        self.interval = check_interval(interval, "interval", 0, 3600.0)
         self.max_age = check_interval(max_age, "max_age", 0, 3600.0)
         self.command = list(squeue)
         self.clock = clock
         self._jobs: dict[str, SlurmJob] = {}
         self._fresh_at: float | None = None
         self._problem = "Slurm's job list has not been read yet"
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._periodic = Periodic(self.refresh, interval, "vqpu-slurm-jobs")
 
     def refresh(self) -> None:
         r"""Poll ``squeue`` once; on failure keep the old set and remember why.
@@ -247,8 +245,7 @@ class JobTable:
         >>> table.stop()
         """
         self.refresh()
-        self._thread = threading.Thread(target=self._run, name="vqpu-slurm-jobs", daemon=True)
-        self._thread.start()
+        self._periodic.start()
         return self
 
     def stop(self) -> None:
@@ -259,10 +256,4 @@ class JobTable:
         >>> table = JobTable(squeue=["true"]).start()
         >>> table.stop(); table.stop()
         """
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=15)
-
-    def _run(self) -> None:
-        while not self._stop.wait(self.interval):
-            self.refresh()
+        self._periodic.stop(timeout=15)

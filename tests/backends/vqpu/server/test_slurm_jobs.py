@@ -1,6 +1,8 @@
 """The job table: who holds the vQPU resource, from squeue output; fails closed when Slurm is away."""
 
 import stat
+import threading
+import time
 
 import pytest
 
@@ -145,22 +147,14 @@ def test_a_missing_squeue_fails_closed(tmp_path):
 
 
 def test_the_thread_polls_until_stopped(tmp_path):
-    import threading
-
-    polled = threading.Event()
-    table = JobTable(squeue=fake_squeue(tmp_path, "5|5|1000|ann|phys|vqpu:1|N/A\\n"), interval=0.05)
-    original = table.refresh
-
-    def refresh():
-        original()
-        if table._thread is not None:
-            polled.set()
-
-    table.refresh = refresh
-    table.start()
+    table = JobTable(squeue=counting_squeue(tmp_path, "5|5|1000|ann|phys|vqpu:1|N/A\\n"), interval=0.05)
+    table.start()  # one poll now, then one every 0.05 s
     try:
-        assert polled.wait(10)
+        deadline = time.monotonic() + 10
+        while calls(tmp_path) < 3:
+            assert time.monotonic() < deadline, "the thread did not poll"
+            time.sleep(0.05)
         assert table.lookup("5").shares == 1
     finally:
         table.stop()
-    assert not table._thread.is_alive()
+    assert "vqpu-slurm-jobs" not in {thread.name for thread in threading.enumerate()}
