@@ -182,9 +182,15 @@ def as_nobody(env: dict[str, str], job: int, instance: str) -> str:
             f.chmod(mode)
 
 
-def answer(url: str, token: str) -> int:
-    """The status of ``GET /health`` with ``Authorization: MUNGE token``."""
-    return httpx.get(f"{url}/health", headers={"Authorization": f"MUNGE {token}"}, timeout=10).status_code
+def answer(url: str, token: str, scheme: str = "MUNGE") -> int:
+    """The status of ``GET /health`` with ``Authorization: <scheme> <token>`` (a credential, or a ticket)."""
+    return httpx.get(f"{url}/health", headers={"Authorization": f"{scheme} {token}"}, timeout=10).status_code
+
+
+def ticket(url: str, credential: str) -> str:
+    """The session ticket a server answers an admitted MUNGE credential with."""
+    answered = httpx.get(f"{url}/health", headers={"Authorization": f"MUNGE {credential}"}, timeout=10)
+    return answered.raise_for_status().headers["x-vqpu-session"]
 
 
 @dataclass

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import statistics
 import sys
 import time
@@ -60,12 +61,21 @@ def _forgeries(env, job: int, instance: str, count: int) -> list[str]:
     return forged
 
 
+def _forged_tickets(ticket: str, count: int) -> list[str]:
+    """Session tickets that must be refused: ``ticket`` with one character changed, and random ones."""
+    changed = [ticket[:i] + ("A" if ticket[i] != "A" else "B") + ticket[i + 1 :] for i in range(count)]
+    return changed + [secrets.token_urlsafe(32) for _ in range(count)]
+
+
 def _revocation(env, url: str, instance: str, job: int, bound: float) -> tuple[float, int]:
-    """Cancel ``job``; seconds until its credentials are refused, and acceptances past ``bound``."""
+    """Cancel ``job``; seconds until its credentials and its session ticket are both refused,
+    and acceptances of either past ``bound``."""
+    held = gc.ticket(url, credential(env, job, instance))
     gc.run(env, "scancel", str(job))
     cancelled, refused_after, late = time.monotonic(), None, 0
     while time.monotonic() < cancelled + bound + 2.0:
-        accepted = gc.answer(url, credential(env, job, instance)) == 200
+        by_credential = gc.answer(url, credential(env, job, instance)) == 200
+        accepted = by_credential or gc.answer(url, held, "VQPU-Session") == 200
         elapsed = time.monotonic() - cancelled
         if not accepted and refused_after is None:
             refused_after = elapsed
@@ -101,6 +111,11 @@ def access(env: dict[str, str], folder: Path, revocations: int, bound: float) ->
         accepted = {
             name: sum(gc.answer(server.url, t) == 200 for t in tokens) for name, tokens in refused.items()
         }
+        forged_tickets = _forged_tickets(gc.ticket(server.url, credential(env, holders[0], instance)), 10)
+        refused["forged_or_replayed"] += forged_tickets
+        accepted["forged_or_replayed"] += sum(
+            gc.answer(server.url, t, "VQPU-Session") == 200 for t in forged_tickets
+        )
         revoked = [_revocation(env, server.url, instance, job, bound) for job in holders]
         gc.run(env, "scancel", str(without))
         matches = sacct_matches_ledger(env, server.db)

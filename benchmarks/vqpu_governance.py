@@ -39,12 +39,15 @@ import os
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _governance_cluster as gc  # noqa: E402
 
+#: The parts, in the order they run (``--only`` picks some).
+PARTS = ("access", "shares", "maintenance", "auth", "dynamic")
 #: How long after ``scancel`` a job may still be admitted (3 polls of 0.5 s, and a margin).
 REVOCATION_BOUND = 3.0
 #: The accounts of the shares part: (share, quota in device seconds or None).
@@ -78,6 +81,12 @@ def main(argv: list[str] | None = None) -> int:
     size.add_argument("--quick", action="store_const", dest="size", const="quick", help="under 15 minutes")
     size.add_argument("--smoke", action="store_const", dest="size", const="smoke", help="a few minutes")
     parser.add_argument("--out", help="keep the logs, databases and job outputs in this folder")
+    parser.add_argument(
+        "--only",
+        choices=PARTS,
+        action="append",
+        help="run this part only (repeatable); the JSON line then holds the parts' own results",
+    )
     args = parser.parse_args(argv)
     if os.geteuid() != 0:
         parser.error("the emulated cluster needs root (slurmd starts jobs as their users)")
@@ -85,25 +94,29 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="vqpu-governance-") as scratch:
         folder = Path(args.out or scratch).resolve()
         folder.mkdir(parents=True, exist_ok=True)
-        summary = run_all(folder, sizes)
+        summary = run_all(folder, sizes, args.only or PARTS)
     print(json.dumps(summary))
     return 0
 
 
-def run_all(folder: Path, sizes: dict) -> dict:
-    from _governance_parts import access, auth_overhead, dynamic_count, maintenance, shares
+def run_all(folder: Path, sizes: dict, only: Sequence[str] = PARTS) -> dict:
+    """Run the parts named in ``only`` on one emulated cluster; the JSON line's content."""
+    import _governance_parts as gp
 
     os.environ["GOVERNANCE_CIRCUIT"] = str(circuit_file(folder))
+    runs = {
+        "access": lambda env: gp.access(env, folder / "access", sizes["revocations"], REVOCATION_BOUND),
+        "shares": lambda env: gp.shares(env, folder / "shares", ACCOUNTS, sizes["saturate"]),
+        "maintenance": lambda env: gp.maintenance(env, folder / "maintenance", sizes["hold"]),
+        "auth": lambda env: gp.auth_overhead(env, folder / "auth", sizes["clients"], sizes["batches"]),
+        "dynamic": lambda env: gp.dynamic_count(env, folder / "dynamic", sizes),
+    }
     with gc.emulated_cluster(folder) as env:
         os.environ.update({k: env[k] for k in ("SLURM_CONF", "MUNGE_SOCKET")})
         started = time.monotonic()
-        parts = {
-            "access": access(env, folder / "access", sizes["revocations"], REVOCATION_BOUND),
-            "shares": shares(env, folder / "shares", ACCOUNTS, sizes["saturate"]),
-            "maintenance": maintenance(env, folder / "maintenance", sizes["hold"]),
-            "auth": auth_overhead(env, folder / "auth", sizes["clients"], sizes["batches"]),
-            "dynamic": dynamic_count(env, folder / "dynamic", sizes),
-        }
+        parts = {name: runs[name](env) for name in PARTS if name in only}
+    if len(parts) < len(PARTS):
+        return {"parts": parts, "seconds": round(time.monotonic() - started, 1)}
     print_tables(parts)
     return summarize(parts, time.monotonic() - started)
 

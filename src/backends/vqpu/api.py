@@ -375,14 +375,29 @@ _APP_DURATION = re.compile(
 
 
 class _MungeAuth(httpx.Auth):
-    """``Authorization: MUNGE <credential>``, a fresh credential for every request sent."""
+    """``Authorization: MUNGE <credential>``, or the session ticket the server gave for one.
+
+    The first request carries a fresh credential; the server's answer carries a ticket
+    (``X-VQPU-Session``, :mod:`backends.vqpu.server.sessions`), which the next requests send
+    instead, until the server refuses it (401: expired, or sent over another route); then
+    the request goes again at once with a fresh credential. The ticket lives only here.
+    """
 
     def __init__(self, payload: bytes) -> None:
         self.payload = payload
+        self.ticket: str | None = None
 
     def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
+        ticket = self.ticket
+        if ticket is not None:
+            request.headers["Authorization"] = f"VQPU-Session {ticket}"
+            response = yield request
+            if response.status_code != 401:
+                return
+            self.ticket = None
         request.headers["Authorization"] = f"MUNGE {munge.encode(self.payload)}"
-        yield request
+        response = yield request
+        self.ticket = response.headers.get("x-vqpu-session") or self.ticket
 
 
 def _munge_challenge(response: httpx.Response) -> str | None:

@@ -276,13 +276,15 @@ def _slurm_access(args: argparse.Namespace) -> Iterator[SlurmAuth | None]:
     if not args.slurm_auth:
         yield None
         return
+    from backends.vqpu.server.sessions import SessionBook
     from backends.vqpu.server.slurm_auth import SlurmAuth
     from backends.vqpu.server.slurm_jobs import JobTable
 
     jobs = JobTable(resource=args.slurm_resource, interval=args.slurm_poll, max_age=5 * args.slurm_poll)
     instance = args.instance or f"{socket.gethostname()}:{args.port}"
     try:
-        yield SlurmAuth(jobs.start(), instance, socket=args.munge_socket)
+        sessions = SessionBook(args.session_ttl) if args.session_ttl > 0 else None
+        yield SlurmAuth(jobs.start(), instance, socket=args.munge_socket, sessions=sessions)
     finally:
         jobs.stop()
 

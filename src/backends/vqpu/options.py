@@ -11,6 +11,7 @@ import argparse
 
 from backends.utils.arguments import integer, real
 from backends.vqpu.server.limits import SQLITE_INT_MAX, Limits
+from backends.vqpu.server.sessions import DEFAULT_TTL
 
 __all__ = [
     "add_maintenance_arguments",
@@ -125,6 +126,13 @@ def _add_access_arguments(serve: argparse.ArgumentParser) -> None:
         default=1.0,
         help="seconds between reads of Slurm's running jobs: how long an ended job is still admitted "
         "(default %(default)s)",
+    )
+    group.add_argument(
+        "--session-ttl",
+        type=real(0.0, 3600.0),
+        default=DEFAULT_TTL,
+        help="seconds a session ticket, earned by an admitted MUNGE credential, stands for one; "
+        "0 asks a credential of every request (default %(default)s)",
     )
     group.add_argument("--munge-socket", help="munged's socket (default: MUNGE_SOCKET, else MUNGE's default)")
     group.add_argument("--instance", help="this server's name in credentials (default: HOST:PORT)")

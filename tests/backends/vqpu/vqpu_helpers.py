@@ -6,6 +6,7 @@ import contextlib
 import os
 import signal
 import socket
+import stat
 import subprocess
 import sys
 import threading
@@ -199,3 +200,11 @@ def private_munged(folder: Path):
         yield socket
     finally:
         subprocess.run(["munged", f"--socket={socket}", "--stop"], timeout=30, capture_output=True)
+
+
+def squeue_printing(folder: Path, lines: list[str]) -> list[str]:
+    """A stand-in ``squeue`` command (written in ``folder``) that prints ``lines``, one per line."""
+    script = folder / "squeue"
+    script.write_text("#!/bin/sh\ncat <<'EOF'\n" + "".join(f"{line}\n" for line in lines) + "EOF\n")
+    script.chmod(script.stat().st_mode | stat.S_IEXEC)
+    return [str(script)]

@@ -18,6 +18,7 @@ Its dependencies (FastAPI, uvicorn, prometheus-client) come with the ``server`` 
 - :mod:`~backends.vqpu.server.metrics` - ``/metrics`` in the Prometheus text format;
 - :mod:`~backends.vqpu.server.network` - where the server may listen: no open mode beyond loopback, TLS;
 - :mod:`~backends.vqpu.server.slurm_auth` - Slurm-bound access: MUNGE credentials of running jobs;
+- :mod:`~backends.vqpu.server.sessions` - session tickets: one MUNGE credential per client and minute;
 - :mod:`~backends.vqpu.server.slurm_jobs` - the running jobs holding a vQPU, polled from ``squeue``;
 - :mod:`~backends.vqpu.server.slurm_hold` - the Slurm reservation of the vQPU licences during maintenance;
 - :mod:`~backends.vqpu.server.slurm_accounting` - each job's usage in its Slurm record (``sacct``);

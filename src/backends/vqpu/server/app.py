@@ -75,6 +75,7 @@ import uvicorn
 from fastapi import Depends, FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
+from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
@@ -141,7 +142,8 @@ def create_app(service: VQPUService, *, docs: bool = False) -> FastAPI:
     answer = _submission_answer(service)
     _add_routes(app, service, answer)
     # innermost: a well-formed submission is answered past FastAPI's layers, the rest by the routes
-    app.add_middleware(FastSubmit, caller_of=service.caller_of, submit=answer)
+    app.add_middleware(FastSubmit, submit=answer)
+    app.add_middleware(_Authenticate, service=service)  # the caller, once, for FastSubmit and routes
     app.add_middleware(_BodyGuard, limits=service.limits)
     app.add_middleware(_ServerTiming)  # outermost: the answer's time includes reading the body
     return app
@@ -338,6 +340,44 @@ class _ServerTiming:
         await self.app(scope, receive, timed)
 
 
+class _Authenticate:
+    """ASGI middleware: find every request's caller once, and hand out session tickets.
+
+    The caller (or the refusal, an :class:`APIError`) goes into the scope under
+    :data:`~backends.vqpu.server.fastpath.CALLER` for :class:`FastSubmit` and the routes. A
+    request admitted by a MUNGE credential gets a session ticket in its answer's
+    ``X-VQPU-Session`` header (:mod:`backends.vqpu.server.sessions`).
+    """
+
+    def __init__(self, app: ASGIApp, *, service: VQPUService) -> None:
+        self.app = app
+        self.service = service
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers, host = Headers(scope=scope), (scope.get("client") or (None,))[0]
+        try:
+            caller = scope[CALLER] = self.service.caller_of(headers, host)
+        except APIError as refusal:
+            scope[CALLER] = refusal
+            await self.app(scope, receive, send)
+            return
+        ticket = self.service.session_for(caller, headers, host)
+        if ticket is None:
+            await self.app(scope, receive, send)
+            return
+
+        async def with_ticket(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                header = (b"x-vqpu-session", ticket.encode())
+                message = {**message, "headers": [*message.get("headers", ()), header]}
+            await send(message)
+
+        await self.app(scope, receive, with_ticket)
+
+
 class _BodyGuard:
     """ASGI middleware: check ``Content-Length`` and read the whole body within the time limit.
 
@@ -462,10 +502,10 @@ def _add_routes(app: FastAPI, service: VQPUService, answer: Answer) -> None:
     """
 
     async def caller_of(request: Request) -> Caller:  # async: no thread hop per request
-        found = request.scope.get(CALLER)  # by FastSubmit: a credential is decoded once
+        found: Caller | APIError = request.scope[CALLER]  # by _Authenticate: a credential decodes once
         if isinstance(found, APIError):
             raise found
-        return found if found is not None else service.caller_of(request.headers)
+        return found
 
     Job = Annotated[Caller, Depends(caller_of)]
     Wait = Annotated[float, Query(ge=0.0, allow_inf_nan=False, description=f"seconds, at most {MAX_WAIT:g}")]

@@ -18,7 +18,12 @@ __all__ = ["MAX_JOB_NAME", "caller_of"]
 MAX_JOB_NAME = 128
 
 
-def caller_of(headers: Mapping[str, str], tokens: TokenBook | None, slurm: SlurmAuth | None = None) -> Caller:
+def caller_of(
+    headers: Mapping[str, str],
+    tokens: TokenBook | None,
+    slurm: SlurmAuth | None = None,
+    client: str | None = None,
+) -> Caller:
     r"""Return the job and user of a request from its headers, checking its token.
 
     Parameters
@@ -33,7 +38,10 @@ def caller_of(headers: Mapping[str, str], tokens: TokenBook | None, slurm: Slurm
         Slurm-bound access: only ``Authorization: MUNGE <credential>`` of a running job
         holding the vQPU resource is admitted; a request without one gets 401 with
         ``WWW-Authenticate: MUNGE server="<instance>"``, which the client answers with a
-        credential made for that server.
+        credential made for that server; ``Authorization: VQPU-Session <ticket>`` stands
+        for a credential once one was admitted (:mod:`backends.vqpu.server.sessions`).
+    client : str, optional
+        The client's host (IP address), to which session tickets are bound.
 
     Returns
     -------
@@ -59,7 +67,7 @@ def caller_of(headers: Mapping[str, str], tokens: TokenBook | None, slurm: Slurm
     400 bad_request X-VQPU-Job has 129 characters, the limit is 128
     """
     if slurm is not None:
-        return _slurm_caller(headers, slurm)
+        return _slurm_caller(headers, slurm, client)
     if tokens is None:
         job = _utf8_header(headers.get("x-vqpu-job", "anonymous"))
         if len(job) > MAX_JOB_NAME:
@@ -79,16 +87,17 @@ def caller_of(headers: Mapping[str, str], tokens: TokenBook | None, slurm: Slurm
     return caller
 
 
-def _slurm_caller(headers: Mapping[str, str], slurm: SlurmAuth) -> Caller:
-    """The caller a MUNGE credential proves, or 401 with the challenge naming this server."""
+def _slurm_caller(headers: Mapping[str, str], slurm: SlurmAuth, client: str | None) -> Caller:
+    """The caller a MUNGE credential or session ticket proves, or 401 with the MUNGE challenge."""
     scheme, _, credential = headers.get("authorization", "").partition(" ")
+    if scheme.lower() == "vqpu-session" and credential.strip():
+        return slurm.session_caller(credential.strip(), client)
     if scheme.lower() != "munge" or not credential.strip():
         detail = (
             "this server admits running Slurm jobs that hold a vQPU: send 'Authorization: MUNGE "
             f"<credential>' made for server {slurm.instance!r}"
         )
-        challenge = {"WWW-Authenticate": f'MUNGE server="{slurm.instance}"'}
-        raise APIError(401, "unauthorized", detail, headers=challenge)
+        raise APIError(401, "unauthorized", detail, headers=slurm.challenge)
     return slurm.caller_of(credential.strip())
 
 

@@ -324,15 +324,11 @@ class BatchExecutor:
         counts: list[dict[str, int]] | None = None,
         error: str | None = None,
     ) -> None:
-        """Store the outcome of ``batch``, charge its job and user, and tell ``on_finish``."""
-        self.store.finish(
-            batch.id,
-            ended=time.time(),
-            quantum_seconds=quantum,
-            transpile_seconds=transpile,
-            counts=counts,
-            error=error,
-        )
+        """Charge ``batch``'s job and user, store its outcome, and tell ``on_finish``.
+
+        The charge comes first, so whoever sees the batch done sees its usage counted: a
+        submission right after cannot slip past a quota the batch used up.
+        """
         ran = dataclasses.replace(
             batch,
             status="failed" if error is not None else "done",
@@ -341,5 +337,13 @@ class BatchExecutor:
             transpile_seconds=transpile,
         )
         self.ledger.charge(Caller(batch.job, batch.user, batch.account), usage_of(ran))
+        self.store.finish(
+            batch.id,
+            ended=time.time(),
+            quantum_seconds=quantum,
+            transpile_seconds=transpile,
+            counts=counts,
+            error=error,
+        )
         if self._on_finish is not None:
             self._on_finish(batch.id)

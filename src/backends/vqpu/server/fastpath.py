@@ -6,8 +6,8 @@ Skipping them takes 0.1 to 0.2 ms off a lone request (1.1 to 1.3 ms inside the s
 and about 0.4 ms off the median at saturation (docs/results/vqpu-multiplexing.md,
 "Submissions past FastAPI's layers"). :class:`FastSubmit` is an ASGI
 middleware that answers the submissions that the client library sends (a JSON body
-that validates, a known token, no query or one plain ``wait=S``) itself, with the same
-checks and the same ``submit`` coroutine as the route, so the answer is the route's.
+that validates, an admitted caller, no query or one plain ``wait=S``) itself, with the
+same checks and the same ``submit`` coroutine as the route, so the answer is the route's.
 Every other request, and every submission that fails a check, goes on to the
 application unchanged (its body replayed), so each refusal is the route's own, and the
 route stays the API's description (``/openapi.json``).
@@ -17,21 +17,21 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 
 from pydantic import ValidationError
 from starlette.datastructures import Headers
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from backends.vqpu.server.service import APIError, BatchIn
+from backends.vqpu.server.service import BatchIn
 from backends.vqpu.server.tokens import Caller
 
 __all__ = ["CALLER", "FastSubmit"]
 
-#: The scope key under which a request passed on to the application carries its caller (or
-#: the refusal) as found here: a MUNGE credential decodes once, so the route must not decode
-#: it again (a second decode is refused as a replay).
+#: The scope key under which a request carries its caller (or the refusal), found once before
+#: this middleware and the routes: a MUNGE credential decodes once (a second decode is refused
+#: as a replay).
 CALLER = "vqpu.caller"
 
 Submit = Callable[[Caller, BatchIn, float], Awaitable[Response]]
@@ -46,9 +46,10 @@ class FastSubmit:
 
     A request is answered here when it is a ``POST`` to exactly ``/batches`` whose
     ``Content-Type`` is ``application/json``, whose query is empty or one plain
-    ``wait=S`` (decimal seconds), whose token ``caller_of`` accepts and whose body
-    parses as JSON and validates as :class:`~backends.vqpu.server.service.BatchIn`: the checks
-    the route makes, each passed. ``submit(caller, body, wait)`` then makes the answer,
+    ``wait=S`` (decimal seconds), whose caller was admitted (``scope[CALLER]``, a
+    :class:`~backends.vqpu.server.tokens.Caller`, not a refusal) and whose body parses as
+    JSON and validates as :class:`~backends.vqpu.server.service.BatchIn`: the checks the
+    route makes, each passed. ``submit(caller, body, wait)`` then makes the answer,
     refusals included (the same coroutine the route awaits). Any other request goes to
     ``app`` with its body, which the body guard in front has read whole, replayed.
 
@@ -56,9 +57,6 @@ class FastSubmit:
     ----------
     app : ASGI application
         The application behind (FastAPI's), answering whatever is not answered here.
-    caller_of : callable
-        ``caller_of(headers)``: the caller of a request, or
-        :class:`~backends.vqpu.server.service.APIError` for a refused token.
     submit : async callable
         ``await submit(caller, body, wait)``: the answer to an accepted submission.
 
@@ -70,10 +68,10 @@ class FastSubmit:
     ...     return JSONResponse({"key": body.key, "job": caller.job, "wait": wait}, status_code=202)
     >>> async def app(scope, receive, send):  # the application behind: here it refuses all
     ...     await JSONResponse({"error": "route"}, status_code=400)(scope, receive, send)
-    >>> fast = FastSubmit(app, caller_of=lambda headers: Caller("job-a", "ann"), submit=submit)
+    >>> fast = FastSubmit(app, submit=submit)
     >>> async def post(query, body):
     ...     scope = {"type": "http", "method": "POST", "path": "/batches", "query_string": query,
-    ...              "headers": [(b"content-type", b"application/json")]}
+    ...              "headers": [(b"content-type", b"application/json")], CALLER: Caller("job-a", "ann")}
     ...     answer = []
     ...     async def receive():
     ...         return {"type": "http.request", "body": body, "more_body": False}
@@ -87,11 +85,8 @@ class FastSubmit:
     (400, b'{"error":"route"}')
     """
 
-    def __init__(
-        self, app: ASGIApp, *, caller_of: Callable[[Mapping[str, str]], Caller], submit: Submit
-    ) -> None:
+    def __init__(self, app: ASGIApp, *, submit: Submit) -> None:
         self.app = app
-        self.caller_of = caller_of
         self.submit = submit
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -100,7 +95,7 @@ class FastSubmit:
             await self.app(scope, receive, send)
             return
         message = await receive()
-        accepted = _accepted(scope, message, self.caller_of)
+        accepted = _accepted(scope, message)
         if accepted is None:
             await self.app(scope, _replay(message, receive), send)
             return
@@ -108,20 +103,16 @@ class FastSubmit:
         await response(scope, receive, send)
 
 
-def _accepted(
-    scope: Scope, message: Message, caller_of: Callable[[Mapping[str, str]], Caller]
-) -> tuple[Caller, BatchIn, float] | None:
+def _accepted(scope: Scope, message: Message) -> tuple[Caller, BatchIn, float] | None:
     """The caller, body and wait of a submission that passes every check of the route, else None."""
     wait = _PLAIN_WAIT.fullmatch(scope["query_string"])
     if wait is None or message["type"] != "http.request" or message.get("more_body", False):
         return None
-    headers = Headers(scope=scope)
-    if headers.get("content-type", "").lower() != "application/json":
-        return None
-    try:
-        caller = scope[CALLER] = caller_of(headers)
-    except APIError as refusal:
-        scope[CALLER] = refusal
+    caller = scope[CALLER]
+    if (
+        not isinstance(caller, Caller)
+        or Headers(scope=scope).get("content-type", "").lower() != "application/json"
+    ):
         return None
     try:
         body = BatchIn.model_validate(json.loads(message.get("body", b"")))

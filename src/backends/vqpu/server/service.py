@@ -250,7 +250,7 @@ class VQPUService:
             event.set()
 
     # -- requests ---------------------------------------------------------------------------------
-    def caller_of(self, headers: Mapping[str, str]) -> Caller:
+    def caller_of(self, headers: Mapping[str, str], client: str | None = None) -> Caller:
         r"""Return the job and user of a request from its headers, checking its token.
 
         Parameters
@@ -258,6 +258,8 @@ class VQPUService:
         headers : mapping of str to str
             Request headers, looked up by lower-case name (Starlette's ``Headers``
             ignore case); tokens and job names sent as UTF-8 bytes are decoded as such.
+        client : str, optional
+            The client's host, to which a Slurm-bound server's session tickets are bound.
 
         Raises
         ------
@@ -285,7 +287,29 @@ class VQPUService:
         401 unauthorized unknown token
         >>> service.stop(); folder.cleanup()
         """
-        return callers.caller_of(headers, self.tokens, self.slurm)
+        return callers.caller_of(headers, self.tokens, self.slurm, client)
+
+    def session_for(self, caller: Caller, headers: Mapping[str, str], client: str | None) -> str | None:
+        """A session ticket for a request just admitted by a MUNGE credential, else ``None``.
+
+        The answer carries it (``X-VQPU-Session``); the client sends it instead of a
+        credential until it is refused (:mod:`backends.vqpu.server.sessions`).
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> from backends.null import NullBackend
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> service = VQPUService(NullBackend(), Path(folder.name) / "vqpu.db")
+        >>> service.session_for(Caller("job-a", "job-a"), {}, "127.0.0.1") is None  # open mode
+        True
+        >>> service.stop(); folder.cleanup()
+        """
+        scheme = headers.get("authorization", "").partition(" ")[0].lower()
+        return (
+            self.slurm.open_session(caller, client) if self.slurm is not None and scheme == "munge" else None
+        )
 
     def submit(self, caller: Caller, body: BatchIn) -> tuple[dict[str, Any], bool]:
         """Check a batch against quotas and limits and store it; return its view and whether it is new.

@@ -1,10 +1,9 @@
 """Slurm-bound access: MUNGE credentials of running jobs holding a vQPU, and nothing else."""
 
 import os
-import stat
 
 import pytest
-from vqpu_helpers import expiry_probes, wait_until_expired
+from vqpu_helpers import expiry_probes, squeue_printing, wait_until_expired
 
 from backends.vqpu import munge
 from backends.vqpu.server.errors import APIError
@@ -21,13 +20,6 @@ class Clock:
 
     def __call__(self):
         return self.now
-
-
-def squeue_printing(folder, lines):
-    script = folder / "squeue"
-    script.write_text("#!/bin/sh\ncat <<'EOF'\n" + "".join(f"{line}\n" for line in lines) + "EOF\n")
-    script.chmod(script.stat().st_mode | stat.S_IEXEC)
-    return [str(script)]
 
 
 @pytest.fixture
