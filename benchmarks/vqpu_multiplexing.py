@@ -912,7 +912,7 @@ def figures(points: list[dict], out: Path) -> None:
 
 def paper_experiment(args: argparse.Namespace, out: Path) -> int:
     """The paper's experiment with BBQ-MIS jobs under Slurm: table, CSV, figures, one JSON line."""
-    from vqpu_paper import experiment, figures, table
+    from vqpu_paper import experiment, figures, table, write_csv
 
     from backends.utils.progress import ProgressLine
 
@@ -922,13 +922,7 @@ def paper_experiment(args: argparse.Namespace, out: Path) -> int:
     except RuntimeError as exc:  # Slurm, the server or a job failed: one line, not a traceback
         print(f"vqpu_multiplexing.py: error: {exc}", file=sys.stderr)
         return 1
-    fields = ["n", "alpha", "repeat", "total_seconds", "baseline_seconds", "ratio", "occupancy"]
-    fields += ["quantum_seconds", "mean_cumulative_queue_seconds", "batches", "runtimes"]
-    with open(out / "vqpu_paper.csv", "w", newline="") as file:
-        writer = csv.DictWriter(file, fields)
-        writer.writeheader()
-        for p in points:
-            writer.writerow({**p, "runtimes": " ".join(f"{r:.3f}" for r in p["runtimes"])})
+    write_csv(points, out / "vqpu_paper.csv")
     paths = figures(points, Path(args.figures or out))
     print("\n".join(table(points)))
 

@@ -200,7 +200,8 @@ class QuantumStep:
     where : {"qpu-partition", "hyperqueue", "vqpu", "local"}
         Checked by :func:`check_quantum_step`.
     solver : str or callable
-        A name for the offloaded steps.
+        A name for the offloaded steps; for a local step a name, or a solver already built
+        (with ``options``, which are then not applied again).
     options : mapping
         Solver options.
     loop : LoopSettings
@@ -244,7 +245,10 @@ class QuantumStep:
         self.where, self.rounds, self.loop = where, rounds, loop
         self.on = reported_place(where)
         self.offloaded = where in OFFLOADED
-        self._solver: MWISSolver | None = None if self.offloaded else get_solver(solver, **options)
+        built = solver if not isinstance(solver, str) else None  # built with the options already
+        self._solver: MWISSolver | None = (
+            None if self.offloaded else built if built is not None else get_solver(solver, **options)
+        )
         self._timeout = step_timeout()
         self._hyperqueue: HyperQueueStep | None = None
         if where == "hyperqueue":

@@ -190,6 +190,15 @@ def test_json_says_the_quantum_step_ran_on_rank0_by_default_outside_slurm(
     assert data["labels"] == expected.labels.tolist()
 
 
+def test_a_local_step_with_solver_options_runs_the_solver_built_with_them(capsys, monkeypatch, tmp_path):
+    monkeypatch.delenv("SLURM_JOB_ID", raising=False)
+    out = tmp_path / "out.json"
+    argv = ["--max-iter", "1", "--seed", "3", "--quiet", "--json", str(out)]
+    assert main(["run", "--n-samples", str(N), "--solver", "qaoa", "--shots", "64", *argv]) == 0
+    data = json.loads(out.read_text())
+    assert data["quantum_step_on"] == "rank0" and len(data["labels"]) == N
+
+
 # -- the qpu-partition step, with a stand-in srun ------------------------------------------------
 def selections(workdir):
     return [json.loads(p.read_text()) for p in sorted(Path(workdir).glob("round-*/selection.json"))]
