@@ -46,9 +46,26 @@ Summary per mode: graphs proven, graphs proven by both the mode and CP-SAT, the 
 ratio of the mode's time to CP-SAT's on those, wrong optima, the largest overrun of the
 time limit, the largest peak memory, and the summed sampler statistics above.
 
+Graphs: ``--graphs`` takes bundled names (``myciel5``), folders and graph files, mixed (an
+argument that is a folder, holds a path separator or ends in a graph extension is a path).
+A folder gives every file directly in it whose extension ``bbqmis.read_graph`` reads
+(``bbqmis.mis.graphio.EXTENSIONS``: ``.col .dimacs`` DIMACS, ``.txt .edges .edgelist .el``
+edge lists, ``.graphml``, ``.json``), in name order. All are read first: a missing or
+graph-less folder, a file ``read_graph`` refuses or two graphs of one name (the file stem)
+end the run with one line and exit status 2. A graph of a folder is checked against the
+literature's chi only when its name, n and m are a bundled graph's.
+
+Published times: ``benchmarks/data/gc_cdcl_published.csv`` (graph, n, m, ``gc_cdcl_s``,
+paper, table, machine, quoted_in; every row names its source). When a graph's name, n and
+m match a row, the ``gc-cdcl:s`` column ("—" otherwise) and the row's ``gc_cdcl_s`` (else
+null) and ``gc_cdcl_source`` give it: other machines and runs, context only. ``how``: ours
+lists the ``how`` of the searched components (``bounds``, ``sat``, ``search:<stop>``, ...; "-"
+when none was searched, e.g. an odd cycle); CP-SAT's is ``clique`` (proven at the fixed
+clique's size), ``search`` (proven above it) or its status when not proven.
+
 Usage::
 
-    python benchmarks/coloring_vs_cpsat.py [--time-limit 120] [--graphs myciel5 queen6_6 ...]
+    python benchmarks/coloring_vs_cpsat.py [--time-limit 120] [--graphs myciel5 DIR FILE ...]
         [--modes exact price qaoa cpsat] [--qaoa-max-vertices 100]
 
 (also ``python benchmarks/coloring.py --vs-cpsat [the same arguments]``). Prints the
@@ -59,7 +76,6 @@ summary. Progress goes to stderr.
 from __future__ import annotations
 
 import argparse
-import fnmatch
 import json
 import math
 import os
@@ -72,7 +88,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-from _graphs import literature_chi  # benchmarks/_graphs.py; stdlib only, imported before the path change
+from _graphs import (  # benchmarks/_graphs.py; stdlib only, imported before the path change
+    PUBLISHED,
+    graph_file,
+    graph_label,
+    literature_chi,
+    load_published,
+    select_graphs,
+)
 
 # benchmarks/cutting.py is named like the `cutting` package bbqmis imports: keep this folder off the path.
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
@@ -108,17 +131,6 @@ MODES = (*OUR_MODES, "cpsat")
 QAOA_MAX_VERTICES = 100
 #: ``result.stats`` entries that show what the samplers contributed (kept in the JSON).
 SAMPLER_STATS = ("improving_columns", "nodes_from_sampler", "node_lp")
-
-
-def select_graphs(names: list[str] | None) -> list[str]:
-    """Graph names to run: the given ones, or the default families present in ``data/graphs``."""
-    present = sorted(p.stem for p in GRAPH_DIR.glob("*.col"))
-    if names:
-        missing = [n for n in names if n not in present]
-        if missing:
-            raise ValueError(f"--graphs: unknown graphs {missing}; expected names of data/graphs/*.col")
-        return names
-    return [n for n in present if any(fnmatch.fnmatchcase(n, pat) for pat in DEFAULT_PATTERNS)]
 
 
 def peak_gb() -> float:
@@ -239,7 +251,7 @@ def child(mode: str, name: str, limit: float) -> None:
     """Run one mode on one graph and print one JSON line (with this process's peak memory)."""
     from bbqmis import read_graph
 
-    graph = read_graph(GRAPH_DIR / f"{name}.col")
+    graph = read_graph(graph_file(name))
     out = run_cpsat(graph, limit) if mode == "cpsat" else run_ours(graph, limit, mode)
     out["peak_gb"] = peak_gb()
     print(json.dumps(out), flush=True)
@@ -291,13 +303,47 @@ def disagreements(results: dict[str, dict[str, Any]]) -> list[str]:
     return [f"proven values disagree: {proven}"]
 
 
-def run_graph(
-    name: str, modes: list[str], limit: float, qaoa_max: int, chi: int | None, progress: ProgressLine
-) -> dict[str, Any]:
-    """Every selected mode on one graph, checked; the row of the table and the JSON."""
+def graph_facts(
+    spec: str, graph: nx.Graph, chis: dict[str, int | None], published: dict[str, dict[str, Any]]
+) -> tuple[int | None, dict[str, Any] | None]:
+    """Literature chi (for a folder's graph only with a bundled graph's name, n and m) and gc-cdcl entry."""
     from bbqmis import read_graph
 
-    graph = read_graph(GRAPH_DIR / f"{name}.col")
+    name, counts = graph_label(spec), (graph.number_of_nodes(), graph.number_of_edges())
+    bundled = GRAPH_DIR / f"{name}.col"
+    same = graph_file(spec) == bundled
+    if not same and bundled.is_file():
+        known = read_graph(bundled)
+        same = counts == (known.number_of_nodes(), known.number_of_edges())
+    entry = published.get(name)
+    return chis.get(name) if same else None, entry if entry and (entry["n"], entry["m"]) == counts else None
+
+
+def cpsat_how(out: dict[str, Any]) -> list[str]:
+    """How CP-SAT's run ended: ``clique`` or ``search`` when proven, else its status in lower case."""
+    if "error" in out:
+        return []
+    if out["proven"]:
+        return ["clique" if out["colors"] == out["clique"] else "search"]
+    return [str(out["status"]).lower()]
+
+
+def run_graph(
+    spec: str,
+    modes: list[str],
+    limit: float,
+    qaoa_max: int,
+    known: tuple[dict[str, int | None], dict[str, dict[str, Any]]],
+    progress: ProgressLine,
+) -> dict[str, Any]:
+    """Every selected mode on one graph, checked; the row of the table and the JSON.
+
+    ``known`` is the literature's chi by name and the published gc-cdcl times (:func:`load_published`).
+    """
+    from bbqmis import read_graph
+
+    graph, name = read_graph(graph_file(spec)), graph_label(spec)
+    chi, published = graph_facts(spec, graph, *known)
     results: dict[str, dict[str, Any]] = {}
     problems: dict[str, list[str]] = {}
     for mode in modes:
@@ -305,7 +351,9 @@ def run_graph(
         if mode == "qaoa" and graph.number_of_nodes() > qaoa_max:
             results[mode] = {"skipped": f"more than --qaoa-max-vertices {qaoa_max} vertices"}
         else:
-            results[mode] = spawn(mode, name, limit)
+            results[mode] = spawn(mode, spec, limit)
+        if mode == "cpsat":
+            results[mode]["how"] = cpsat_how(results[mode])
         problems[mode] = check(graph, results[mode], chi, mode)
     shared = disagreements(results)
     for problem in shared + [p for found in problems.values() for p in found]:
@@ -313,27 +361,31 @@ def run_graph(
     progress({"phase": "done", "graph": name, **{mode: " ".join(fmt(results[mode])) for mode in modes}})
     return {
         "graph": name,
+        "file": str(graph_file(spec)),
         "n": graph.number_of_nodes(),
         "m": graph.number_of_edges(),
         "chi": chi,
         "results": results,
         "problems": problems,
         "disagreements": shared,
+        "gc_cdcl_s": published["seconds"] if published else None,
+        "gc_cdcl_source": published["source"] if published else None,
     }
 
 
 def fmt(out: dict[str, Any]) -> list[str]:
-    """Table cells of one mode's result: proven, colours, bound, seconds, peak GB."""
+    """Table cells of one mode's result: proven, colours, bound, seconds, peak GB, how."""
     if "skipped" in out:
-        return ["skip", "-", "-", "-", "-"]
+        return ["skip", "-", "-", "-", "-", "-"]
     if "error" in out:
-        return ["ERR", "-", "-", f"{out['wall']:.1f}", "-"]
+        return ["ERR", "-", "-", f"{out['wall']:.1f}", "-", "-"]
     return [
         "yes" if out["proven"] else "no",
         "none" if out["colors"] is None else str(out["colors"]),
         str(out["bound"]),
         f"{out['seconds']:.2f}",
         f"{out['peak_gb']:.3f}",
+        ",".join(sorted(set(out.get("how") or []))) or "-",
     ]
 
 
@@ -360,17 +412,18 @@ def print_table(table: list[list[str]]) -> None:
 
 
 def results_table(rows: list[dict], modes: list[str]) -> list[list[str]]:
-    """Per graph: n, m, chi, and per mode proven / colours / bound / seconds / peak GB."""
+    """Per graph: n, m, chi, per mode proven / colours / bound / seconds / peak GB / how, gc-cdcl's time."""
     header = ["graph", "n", "m", "chi"]
     for mode in modes:
-        header += [f"{mode}:proven", "colours", "bound", "s", "GB"]
-    table = [header + ["flag"]]
+        header += [f"{mode}:proven", "colours", "bound", "s", "GB", "how"]
+    table = [header + ["gc-cdcl:s", "flag"]]
     for r in rows:
         cells = [r["graph"], str(r["n"]), str(r["m"]), "?" if r["chi"] is None else str(r["chi"])]
         for mode in modes:
             cells += fmt(r["results"][mode])
         wrong = r["disagreements"] or any(r["problems"].values())
-        table.append(cells + ["WRONG" if wrong else ""])
+        published = "\u2014" if r["gc_cdcl_s"] is None else f"{r['gc_cdcl_s']:g}"
+        table.append(cells + [published, "WRONG" if wrong else ""])
     return table
 
 
@@ -466,7 +519,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--time-limit", type=float, default=120.0, help="seconds per graph and mode (120)")
     parser.add_argument(
-        "--graphs", nargs="+", metavar="NAME", help="data/graphs names (default: the families)"
+        "--graphs", nargs="+", metavar="NAME|DIR|FILE", help="data/graphs names, folders, files (families)"
     )
     parser.add_argument("--modes", nargs="+", choices=MODES, default=list(MODES), help="modes to run (all)")
     parser.add_argument(
@@ -485,26 +538,23 @@ def main(argv: list[str] | None = None) -> None:
         child(args.child[0], args.child[1], args.time_limit)
         return
     try:
-        names = select_graphs(args.graphs)
-    except ValueError as error:
-        parser.error(str(error))
+        specs, published = select_graphs(args.graphs, DEFAULT_PATTERNS), load_published()
+    except ValueError as error:  # one line, like argparse's own errors but without the usage
+        parser.exit(2, f"{parser.prog}: error: {error}\n")
     modes = [mode for mode in MODES if mode in args.modes]
-    limit = args.time_limit
-    chis = literature_chi()
-    load_before = os.getloadavg()
+    known, load_before = (literature_chi(), published), os.getloadavg()
     with ProgressLine(label="coloring_vs_cpsat") as progress:
-        rows = [
-            run_graph(name, modes, limit, args.qaoa_max_vertices, chis.get(name), progress) for name in names
-        ]
+        rows = [run_graph(s, modes, args.time_limit, args.qaoa_max_vertices, known, progress) for s in specs]
     print_table(results_table(rows, modes))
+    print(f"gc-cdcl:s: published time to prove chi ({PUBLISHED.relative_to(ROOT)}; sources in the JSON)")
     ours = [mode for mode in modes if mode != "cpsat"]
     if ours:
         print()
         print_table(sampler_table(rows, ours))
     summary: dict[str, Any] = {
-        "time_limit": limit,
+        "time_limit": args.time_limit,
         "graphs": len(rows),
-        "modes": {mode: mode_summary(rows, mode, limit, "cpsat" in modes) for mode in modes},
+        "modes": {mode: mode_summary(rows, mode, args.time_limit, "cpsat" in modes) for mode in modes},
         "wrong_optima": sum(bool(r["disagreements"] or any(r["problems"].values())) for r in rows),
         "disagreements": [f"{r['graph']}: {d}" for r in rows for d in r["disagreements"]],
         "qaoa_max_vertices": args.qaoa_max_vertices,
@@ -513,6 +563,7 @@ def main(argv: list[str] | None = None) -> None:
             "after": [round(x, 2) for x in os.getloadavg()],
         },
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "node": platform.node()},
+        "gc_cdcl_table": str(PUBLISHED.relative_to(ROOT)),
     }
     print()
     print_summary(summary)

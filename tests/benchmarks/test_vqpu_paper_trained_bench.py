@@ -1,0 +1,62 @@
+"""Smoke test of ``benchmarks/vqpu_paper.py``'s trained variant: a BBQ-MIS job training its angles on a vQPU.
+
+One job (N = 1, alpha = 0) under the single-node Slurm of ``examples/slurm``, against a vQPU
+server on Aer with IQM's fake Adonis noise; ``--lp-share 0`` keeps the job to its branching
+sampler's problems (the quick mode's jobs also train their LP pricing).
+"""
+
+import csv
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / "benchmarks" / "vqpu_paper.py"
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(400)
+def test_a_trained_job_on_the_shared_noisy_device(tmp_path):
+    missing = [c for c in ("munged", "slurmctld", "slurmd", "sinfo", "sbatch") if shutil.which(c) is None]
+    if missing:
+        pytest.fail(f"Slurm is not installed (no {', '.join(missing)}): run 'bash examples/slurm/install.sh'")
+    command = [
+        sys.executable,
+        str(SCRIPT),
+        "--variants",
+        "trained",
+        "--n",
+        "1",
+        "--alpha",
+        "0",
+        "--repeats",
+        "1",
+    ]
+    command += ["--trained-args", "--lp-share 0", "--out", str(tmp_path)]
+    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=380)
+    assert result.returncode == 0, result.stderr[-3000:]
+    lines = result.stdout.strip().splitlines()
+    assert lines[0].startswith("# trained: myciel3 on aer:noisy-adonis")
+    assert lines[1].split()[:3] == ["alpha", "N", "reps"]
+    trained = json.loads(lines[-1])["variants"]["trained"]
+    assert trained["points"] == 1 and trained["jobs"] == 1
+    assert 0 < trained["occupancy"]["0"][0] <= 1
+    assert trained["classical_quantum_per_job"]["0"][0] > 0
+    assert trained["training_evaluations"] >= 1 and trained["fallbacks"] == 0
+    # the job coloured its graph properly, with the angles trained on the device
+    (output,) = (tmp_path / "trained" / "jobs").glob("bbqmis-*.json")
+    job = json.loads(output.read_text())
+    lines = (ROOT / "data" / "graphs" / "myciel3.col").read_text().splitlines()
+    edges = [tuple(line.split()[1:3]) for line in lines if line.startswith("e ")]  # DIMACS labels
+    colour = job["coloring"]
+    assert len(colour) == 11 and all(colour[u] != colour[v] for u, v in edges)
+    assert job["stats"]["training"]["evaluations"] == trained["training_evaluations"]
+    assert job["stats"]["training"]["circuits"] >= job["stats"]["training"]["evaluations"]
+    (row,) = csv.DictReader((tmp_path / "vqpu_paper_trained.csv").open())
+    assert int(row["batches"]) > 0 and float(row["quantum_seconds"]) > 0
+    for figure in trained["figures"]:
+        assert Path(figure).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
