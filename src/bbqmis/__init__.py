@@ -5,7 +5,9 @@ The package has three layers, each its own folder, lowest first:
 - :mod:`bbqmis.mis`, the QAOA/MIS library: graph I/O, :class:`MISProblem`,
   :mod:`~bbqmis.mis.qaoa` (closed-form p = 1 QAOA), classical references;
 - :mod:`bbqmis.solver`, the quantum MIS solver shared by every workload (built on
-  :mod:`cutting` for problems wider than the device);
+  :mod:`cutting` for problems wider than the device), and :mod:`bbqmis.samples`, the samples
+  and counters it returns, which import no quantum stack (a run whose sampler runs no
+  circuit never imports qiskit);
 - :mod:`bbqmis.coloring`, the colouring search: samplers, bounds, branch-and-bound,
   executors, command line.
 
@@ -51,7 +53,8 @@ if TYPE_CHECKING:  # the names below, for type checkers; at run time they are lo
         qaoa,
         read_graph,
     )
-    from .solver import MISSamples, QuantumMISSolver
+    from .samples import MISSamples
+    from .solver import QuantumMISSolver
 
 #: Public names loaded lazily, with the module that defines them.
 _LAZY = {
@@ -71,7 +74,8 @@ _LAZY = {
         ],
         ".mis",
     ),
-    **dict.fromkeys(["MISSamples", "QuantumMISSolver"], ".solver"),
+    "MISSamples": ".samples",
+    "QuantumMISSolver": ".solver",
     **dict.fromkeys(
         [
             "AnnealingSampler",

@@ -7,12 +7,14 @@ import importlib.metadata
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 import bbqmis
 from bbqmis import coloring
 
+GRAPH = Path(__file__).resolve().parents[2] / "data" / "graphs" / "myciel4.col"
 HEAVY = ("matplotlib", "qiskit", "networkx", "numpy", "scipy", "rich")
 
 
@@ -69,3 +71,15 @@ def test_lazy_names_resolve_and_unknown_ones_raise():
         _ = bbqmis.nonsense
     with pytest.raises(AttributeError, match="module 'bbqmis.coloring' has no attribute 'nonsense'"):
         _ = coloring.nonsense
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("sampler", ["exact", "anneal", "greedy"])
+def test_a_run_whose_sampler_runs_no_circuit_imports_no_quantum_stack(sampler):
+    code = (
+        "from bbqmis.coloring.cli import main\n"
+        f"assert main([{str(GRAPH)!r}, '--sampler', '{sampler}', '--quiet', '--seed', '1']) == 0"
+    )
+    loaded = imported_after(code)
+    assert "qiskit" not in loaded and "matplotlib" not in loaded
+    assert {"networkx", "numpy"} <= set(loaded)  # the run did colour the graph

@@ -79,7 +79,6 @@ def _late(name: str) -> Any:
 def _training(args: argparse.Namespace) -> str | Training:
     """The ``angles`` of the QAOA sampler; a training option without ``--angles trained`` is bad input."""
     from ..mis.errors import BBQMISError
-    from ..mis.training import Training
 
     options = {
         "--training-evaluations": ("evaluations", args.training_evaluations),
@@ -94,6 +93,8 @@ def _training(args: argparse.Namespace) -> str | Training:
         return "closed-form"
     if args.sampler != "qaoa":
         raise BBQMISError(f"--angles trained needs --sampler qaoa, got --sampler {args.sampler}")
+    from ..mis.training import Training  # the quantum stack: only for a trained run
+
     return Training(**dict(given.values()))
 
 

@@ -19,7 +19,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeAlias, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, runtime_checkable
 
 import networkx as nx
 import numpy as np
@@ -29,8 +29,10 @@ from backends.utils.validation import SeedLike, build_named, check_positive_int,
 
 from ..mis.classical import check_beta_range, simulated_annealing
 from ..mis.problem import MISProblem, check_graph
-from ..mis.training import Training
-from ..solver import MISSamples, QuantumMISSolver, Stats, add_stats, annealing_reads, new_stats
+from ..samples import MISSamples, Stats, add_stats, annealing_reads, new_stats
+
+if TYPE_CHECKING:  # the quantum stack is imported when a QAOA sampler is made
+    from ..mis.training import Training
 
 __all__ = [
     "REPAIR_WORK",
@@ -388,7 +390,7 @@ class AnnealingSampler(_BitstringSampler):
     ----------
     shots : int, default=64
         Annealing reads per component, fewer on a component so large that they would
-        exceed :data:`bbqmis.solver.ANNEALING_WORK` spin updates.
+        exceed :data:`bbqmis.samples.ANNEALING_WORK` spin updates.
     max_sets : int, default=64
     beta_range : (float, float), default=(0.1, 100.0)
         Inverse-temperature schedule; an explicit range reaches the optimum far more
@@ -479,6 +481,8 @@ class QAOASampler(_BitstringSampler):
         max_cut_overhead: float = 256.0,
         angles: str | Training = "closed-form",
     ) -> None:
+        from ..solver import QuantumMISSolver  # qiskit: only for samplers that run circuits
+
         super().__init__(shots, max_sets)
         self.solver = QuantumMISSolver(
             backend,

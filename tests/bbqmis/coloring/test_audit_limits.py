@@ -19,7 +19,7 @@ from bbqmis.coloring.lp.node_lp import MAX_GRAPH_NODES, NodeLP
 from bbqmis.coloring.lp.pricers import get_pricer
 from bbqmis.coloring.lp.pricing import PricingResult
 from bbqmis.coloring.result import verify_coloring
-from bbqmis.solver import new_stats
+from bbqmis.samples import new_stats
 
 
 def test_clock_counts_this_run_against_the_limit() -> None:

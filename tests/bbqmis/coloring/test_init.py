@@ -63,9 +63,9 @@ def imported(path: pathlib.Path) -> set[str]:
         if isinstance(node, ast.ImportFrom) and node.level:
             base = list(relative[: len(relative) - node.level])
             target = [*base, *(node.module.split(".") if node.module else [])]
-            if target and target[0] not in ("mis", "solver"):
+            if target and target[0] not in ("mis", "samples", "solver"):
                 names.add(".".join(target))
-    return {name for name in names if not name.startswith(("mis", "solver"))}
+    return {name for name in names if not name.startswith(("mis", "samples", "solver"))}
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import bbqmis.coloring.samplers as samplers_module
-import bbqmis.solver as solver_module
+import bbqmis.samples as samples_module
 from bbqmis import InvalidParameterError
 from bbqmis.coloring.samplers import (
     AnnealingSampler,
@@ -408,7 +408,7 @@ def test_exact_sampler_refuses_a_bad_max_elements(value):
 def test_annealing_takes_fewer_reads_on_a_graph_too_large_for_its_work_bound(monkeypatch):
     graph = nx.cycle_graph(30)
     size = graph.number_of_nodes() + graph.number_of_edges()
-    monkeypatch.setattr(solver_module, "ANNEALING_WORK", 10 * size * 5)  # 5 reads of 10 sweeps
+    monkeypatch.setattr(samples_module, "ANNEALING_WORK", 10 * size * 5)  # 5 reads of 10 sweeps
     samples = AnnealingSampler(shots=64, sweeps=10).sample(graph, seed=0)
     problem = MISProblem(graph)
     assert 1 <= len(samples.sets) <= 5  # one set per read at most

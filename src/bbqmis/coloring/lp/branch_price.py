@@ -38,7 +38,7 @@ import numpy as np
 from backends.utils.errors import InvalidParameterError
 from backends.utils.validation import SeedLike, check_random_state
 
-from ...solver import Stats, add_stats, new_stats
+from ...samples import Stats, add_stats, new_stats
 from ..classical.bounds import dsatur_coloring
 from ..limits import Every
 from ..samplers import AnnealingSampler, GreedySampler, MISSampler, QAOASampler, RandomSampler

@@ -16,7 +16,6 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import scipy.sparse as sp
-from scipy.optimize import Bounds, LinearConstraint, milp
 
 from backends.utils.validation import SeedLike, check_interval, check_positive_int, check_probability
 
@@ -172,6 +171,8 @@ class ExactPricer:
         if target is not None:
             target = check_interval(target, "target", 0.0, math.inf)
             options["mip_max_improving_sols"] = 1  # HiGHS stops at its first solution
+        from scipy.optimize import Bounds, LinearConstraint, milp  # HiGHS: not at start-up
+
         support = _support(y)
         dropped = float(y.sum() - y[support].sum())
         if not len(support):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
@@ -19,9 +20,12 @@ from backends.utils.errors import InvalidParameterError
 from backends.utils.validation import SeedLike, check_interval, check_positive_int, check_random_state
 
 from ...mis.classical import check_beta_range, simulated_annealing
-from ...solver import QuantumMISSolver, Stats, add_stats, new_stats
+from ...samples import Stats, add_stats, new_stats
 from .master import GraphLike, IndexedGraph
 from .pricing import PricingResult, _check_duals, _result, _rows_to_masks, _subproblem, _support
+
+if TYPE_CHECKING:  # the quantum stack is imported when a QAOA pricer is made
+    from ...solver import QuantumMISSolver
 
 __all__ = [
     "AnnealPricer",
@@ -287,6 +291,8 @@ class QAOAPricer(_HeuristicPricer):
         max_columns: int = 32,
         local_search: bool = False,
     ) -> None:
+        from ...solver import QuantumMISSolver  # qiskit: only for pricers that run circuits
+
         super().__init__(max_columns, local_search)
         if solver is not None and not isinstance(solver, QuantumMISSolver):
             raise InvalidParameterError(f"solver must be a QuantumMISSolver, got {solver!r}")

@@ -28,7 +28,7 @@ import numpy as np
 from backends.utils.errors import InvalidParameterError
 from backends.utils.validation import SeedLike, check_positive_int, check_random_state
 
-from ...solver import Stats, add_stats, new_stats
+from ...samples import Stats, add_stats, new_stats
 from ..classical.bounds import dsatur
 from .exact_pricer import ExactPricer
 from .master import ColumnPool, GraphLike, IndexedGraph, safe_ceil, solve_master

@@ -30,7 +30,6 @@ from typing import TypeAlias
 import networkx as nx
 import numpy as np
 import scipy.sparse as sp
-from scipy.optimize import linprog
 
 from backends.utils.errors import InvalidParameterError
 from backends.utils.validation import check_nonnegative
@@ -549,6 +548,8 @@ def solve_master(pool: ColumnPool) -> MasterSolution:
         raise InvalidParameterError(
             f"pool covers no column through node {pool.graph.nodes[int(uncovered[0])]!r}; call cover() first"
         )
+    from scipy.optimize import linprog  # HiGHS: imported by runs that solve an LP, not at start-up
+
     start = time.perf_counter()
     result = linprog(
         np.ones(a.shape[1]),

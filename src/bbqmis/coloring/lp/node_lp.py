@@ -26,7 +26,7 @@ import numpy as np
 from backends.utils.errors import InvalidParameterError
 from backends.utils.validation import check_positive_int, check_probability
 
-from ...solver import Stats, add_stats, new_stats
+from ...samples import Stats, add_stats, new_stats
 from .lp_bound import lp_bound
 from .master import ColumnPool, IndexedGraph, bit_indices
 from .pricers import PricerLike, get_pricer

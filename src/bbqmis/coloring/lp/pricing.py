@@ -45,7 +45,7 @@ from backends.utils.errors import InvalidParameterError
 from backends.utils.validation import SeedLike
 
 from ...mis.problem import MISProblem
-from ...solver import Stats, new_stats
+from ...samples import Stats, new_stats
 from .master import GraphLike, IndexedGraph, bit_indices
 
 __all__ = [

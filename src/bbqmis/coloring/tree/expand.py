@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 import networkx as nx
 import numpy as np
 
-from ...solver import Stats, new_stats
+from ...samples import Stats, new_stats
 from ..classical.bounds import adjacency_bounds, dsatur
 from ..samplers import MISSampler, iter_maximal_independent_sets
 

@@ -16,7 +16,7 @@ from typing import Any, TypeGuard
 
 import networkx as nx
 
-from ...solver import add_stats
+from ...samples import add_stats
 from ..errors import SearchError
 from ..lp.branch_price import PriceTree, check_tree
 from .tree import STRATEGIES, Node, SearchState

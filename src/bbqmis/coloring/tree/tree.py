@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import networkx as nx
 
-from ...solver import Stats, add_stats, new_stats
+from ...samples import Stats, add_stats, new_stats
 from ..limits import Clock
 from ..lp.node_lp import NodeLP
 from ..result import color_classes

@@ -8,7 +8,7 @@ from bbqmis.coloring.lp.exact_pricer import ExactPricer
 from bbqmis.coloring.lp.heuristic_pricers import GreedyPricer
 from bbqmis.coloring.lp.lp_bound import lp_bound
 from bbqmis.coloring.lp.pricing import DEVICE_COUNTERS, IMPROVE_TOL, Pricer, PricingResult, device_work
-from bbqmis.solver import new_stats
+from bbqmis.samples import new_stats
 
 
 class FixedPricer:

@@ -12,7 +12,7 @@ from bbqmis.coloring.result import verify_coloring
 from bbqmis.coloring.samplers import ExactSampler, GreedySampler
 from bbqmis.coloring.tree.expand import Expansion, expand
 from bbqmis.coloring.tree.tree import STRATEGIES, Node, SearchState, from_bits, progress_snapshot, to_bits
-from bbqmis.solver import new_stats
+from bbqmis.samples import new_stats
 
 
 def state(graph=None, *, strategy="best-first", exhaustive=True, seed=0, sampler=None, before=0.0):
