@@ -1,5 +1,11 @@
-"""Smoke test of the vQPU paper experiment's short mode: BBQ-MIS jobs under a real single-node Slurm."""
+"""Smoke tests of the vQPU paper experiment: BBQ-MIS jobs under a real single-node Slurm.
 
+The short mode of ``vqpu_multiplexing.py`` (the ``null`` device), and ``vqpu_paper.py``'s
+trained variant: one job (N = 1, alpha = 0) training its angles on a vQPU over Aer with IQM's
+fake Adonis noise; ``--lp-share 0`` keeps the job to its branching sampler's problems.
+"""
+
+import csv
 import json
 import shutil
 import subprocess
@@ -10,14 +16,19 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "benchmarks" / "vqpu_multiplexing.py"
+PAPER = ROOT / "benchmarks" / "vqpu_paper.py"
+
+
+def require_slurm() -> None:
+    missing = [c for c in ("munged", "slurmctld", "slurmd", "sinfo", "sbatch") if shutil.which(c) is None]
+    if missing:
+        pytest.fail(f"Slurm is not installed (no {', '.join(missing)}): run 'bash examples/slurm/install.sh'")
 
 
 @pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_short_paper_experiment_under_slurm(tmp_path):
-    missing = [c for c in ("munged", "slurmctld", "slurmd", "sinfo", "sbatch") if shutil.which(c) is None]
-    if missing:
-        pytest.fail(f"Slurm is not installed (no {', '.join(missing)}): run 'bash examples/slurm/install.sh'")
+    require_slurm()
     command = [
         sys.executable,
         str(SCRIPT),
@@ -44,3 +55,45 @@ def test_short_paper_experiment_under_slurm(tmp_path):
     # every job held a licence and its batches ran under its own token
     tokens = [line.split() for line in (tmp_path / "tokens.txt").read_text().splitlines() if line[0] != "#"]
     assert len(tokens) == 6 and all(len(t) == 3 for t in tokens)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(400)
+def test_a_trained_job_on_the_shared_noisy_device(tmp_path):
+    require_slurm()
+    command = [
+        sys.executable,
+        str(PAPER),
+        "--variants",
+        "trained",
+        "--n",
+        "1",
+        "--alpha",
+        "0",
+        "--repeats",
+        "1",
+    ]
+    command += ["--trained-args", "--lp-share 0", "--out", str(tmp_path)]
+    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=380)
+    assert result.returncode == 0, result.stderr[-3000:]
+    lines = result.stdout.strip().splitlines()
+    assert lines[0].startswith("# trained: myciel3 on aer:noisy-adonis")
+    assert lines[1].split()[:3] == ["alpha", "N", "reps"]
+    trained = json.loads(lines[-1])["variants"]["trained"]
+    assert trained["points"] == 1 and trained["jobs"] == 1
+    assert 0 < trained["occupancy"]["0"][0] <= 1
+    assert trained["classical_quantum_per_job"]["0"][0] > 0
+    assert trained["training_evaluations"] >= 1 and trained["fallbacks"] == 0
+    # the job coloured its graph properly, with the angles trained on the device
+    (output,) = (tmp_path / "trained" / "jobs").glob("bbqmis-*.json")
+    job = json.loads(output.read_text())
+    lines = (ROOT / "data" / "graphs" / "myciel3.col").read_text().splitlines()
+    edges = [tuple(line.split()[1:3]) for line in lines if line.startswith("e ")]  # DIMACS labels
+    colour = job["coloring"]
+    assert len(colour) == 11 and all(colour[u] != colour[v] for u, v in edges)
+    assert job["stats"]["training"]["evaluations"] == trained["training_evaluations"]
+    assert job["stats"]["training"]["circuits"] >= job["stats"]["training"]["evaluations"]
+    (row,) = csv.DictReader((tmp_path / "vqpu_paper_trained.csv").open())
+    assert int(row["batches"]) > 0 and float(row["quantum_seconds"]) > 0
+    for figure in trained["figures"]:
+        assert Path(figure).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
