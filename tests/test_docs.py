@@ -54,7 +54,7 @@ def test_api_reference_documents_every_public_name(site: Path) -> None:
     documented = {name for kind, names in entries.items() if kind.startswith("py:") for name in names}
     # A re-exported name is documented once, where it is defined (see docs/api/bbqmis.md).
     canonical = {"InvalidParameterError": "backends.InvalidParameterError", "qaoa": "bbqmis.mis.qaoa"}
-    layers = ["bbqmis.mis", "bbqmis.solver", "bbqmis.coloring"]
+    layers = ["bbqmis.mis", "bbqmis.samples", "bbqmis.solver", "bbqmis.coloring"]
     missing = []
     for package in ["backends", "bbqmis", "bbqmis.mis", "bbqmis.coloring", "cutting", "clustagg"]:
         for name in importlib.import_module(package).__all__:
