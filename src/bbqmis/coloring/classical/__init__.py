@@ -14,6 +14,8 @@ Modules:
   :mod:`~bbqmis.coloring.classical.dsatur_search`;
 - :mod:`~bbqmis.coloring.classical.sat` and :mod:`~bbqmis.coloring.classical.sat_worker`:
   exact colouring by SAT (CaDiCaL in a child process);
+- :mod:`~bbqmis.coloring.classical.zykov`: Zykov reasoning at the clique bound for the SAT
+  encoding (every colour on every k-clique, and the vertex pairs these cliques merge);
 - :mod:`~bbqmis.coloring.classical.tabucol`: TabuCol local search;
 - :mod:`~bbqmis.coloring.classical.reduce`: components, easy graph classes, peeling;
 - :mod:`~bbqmis.coloring.classical.matrices`: adjacency matrices built in one pass.

@@ -1,11 +1,12 @@
 """Exact colouring by SAT: k-colourability asked of CaDiCaL, for k from the incumbent down.
 
 Each question goes to CaDiCaL (through PySAT) in the assignment encoding of
-:mod:`bbqmis.coloring.classical.sat_worker`: a satisfiable answer is a colouring with fewer
-colours, an unsatisfiable one proves that the chromatic number is ``k + 1``. This is the
-model with which CP-SAT proves most small DIMACS graphs within seconds (for example
-1-Insertions_4, 4-Insertions_3, myciel5 and le450_5a, whose proofs the DSATUR and
-BBQ-MIS trees cannot finish in a minute).
+:mod:`bbqmis.coloring.classical.sat_worker`, with clauses every colouring satisfies (at
+the clique bound, the Zykov reasoning of :mod:`bbqmis.coloring.classical.zykov`): a
+satisfiable answer is a colouring with fewer colours, an unsatisfiable one proves that
+the chromatic number is ``k + 1``. This is the model with which CP-SAT proves most small
+DIMACS graphs within seconds (for example 1-Insertions_4, 4-Insertions_3, myciel5 and
+le450_5a, whose proofs the DSATUR and BBQ-MIS trees cannot finish in a minute).
 
 The solver runs in a child process: CaDiCaL cannot be interrupted from PySAT, so the
 deadline and a stop request are kept by killing the child, and its memory is capped
@@ -38,7 +39,9 @@ from .dsatur_exact import ExactColoring
 __all__ = ["MAX_SAT_CLAUSES", "sat_clauses", "sat_coloring"]
 
 #: Largest encoding :func:`sat_coloring` is used for (clauses at the incumbent's colours):
-#: CaDiCaL holds about 100 bytes per binary clause, so this stays under a few hundred MB.
+#: CaDiCaL holds about 100 bytes per binary clause, so this stays under a few hundred MB
+#: (at the clique bound the worker's redundant clauses add at most as many again, and the
+#: clauses of at most 10 000 cliques).
 MAX_SAT_CLAUSES = 2_000_000
 #: Seconds between two looks at the deadline and the stop request.
 _POLL_SECONDS = 0.1
@@ -69,6 +72,7 @@ def sat_coloring(
     memory_gb: float | None = None,
     stop: Callable[[], bool] | None = None,
     solver: str = "cadical195",
+    implied: bool = True,
 ) -> ExactColoring:
     """A minimum colouring, or the best found and the bound proven before the deadline.
 
@@ -90,6 +94,11 @@ def sat_coloring(
         Polled every 0.1 s; a true answer stops the solver as the deadline does.
     solver : str, default="cadical195"
         A PySAT solver name.
+    implied : bool, default=True
+        At the clique bound, add clauses that every colouring satisfies
+        (:func:`~bbqmis.coloring.classical.sat_worker.redundant_clauses`: every colour on
+        every clique of that size, the Zykov merges these cliques force, at most one colour
+        per vertex); False asks the plain encoding.
 
     Raises
     ------
@@ -125,6 +134,7 @@ def sat_coloring(
         "lower": lower,
         "memory_bytes": int((memory_gb or _DEFAULT_MEMORY_BYTES / 1e9) * 1e9),
         "solver": solver,
+        "implied": bool(implied),
     }
     answers, stopped = _run_worker(problem, deadline, stop) if upper > lower else ([], None)
     best, proven = colors, lower

@@ -6,7 +6,8 @@ the solver's memory is capped by ``RLIMIT_AS``. It imports only the standard lib
 and PySAT.
 
 Protocol: one JSON object on stdin, ``{"n", "edges", "clique", "upper", "lower",
-"memory_bytes", "solver"}``; then one JSON line on stdout per colour count tried, from
+"memory_bytes", "solver"}`` and optionally ``"implied"`` (default true: add
+:func:`redundant_clauses`); then one JSON line on stdout per colour count tried, from
 ``upper - 1`` down: ``{"k": k, "sat": true, "colors": [...]}`` (a proper colouring with
 at most ``k`` colours) or ``{"k": k, "sat": false}`` (none exists, so the chromatic
 number is ``k + 1``), after which the worker exits.
@@ -14,7 +15,11 @@ number is ``k + 1``), after which the worker exits.
 The encoding is the plain assignment model: a Boolean per vertex and colour, a clause
 "some colour" per vertex, a clause "not both" per edge and colour, and the vertices of a
 clique fixed to distinct colours (this breaks the colour symmetry and is where the
-clique bound enters).
+clique bound enters). At the clique bound (``k`` the clique's size),
+:func:`redundant_clauses` adds clauses that every colouring satisfies, so they change no
+answer, only how fast it comes: the Zykov reasoning of
+:mod:`bbqmis.coloring.classical.zykov` (every colour on every k-clique, and the pairs of
+vertices these cliques merge) and "at most one colour" per vertex.
 """
 
 from __future__ import annotations
@@ -24,7 +29,11 @@ import json
 import resource
 import signal
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from types import ModuleType
 
 #: ``prctl`` option that sends a signal to a process when its parent dies (Linux).
 _PR_SET_PDEATHSIG = 1
@@ -47,6 +56,53 @@ def encode(n: int, edges: Sequence[Sequence[int]], clique: Sequence[int], k: int
             yield [-(u * k + c + 1), -(v * k + c + 1)]
     for c, v in enumerate(clique[:k]):
         yield [v * k + c + 1]
+
+
+def redundant_clauses(
+    n: int, edges: Sequence[Sequence[int]], clique: Sequence[int], k: int
+) -> Iterator[list[int]]:
+    """Clauses that every k-colouring satisfies (in :func:`encode`'s variables), to speed the solver.
+
+    Only for the question at the clique bound (``k`` at most the size of ``clique``):
+    :func:`bbqmis.coloring.classical.zykov.implied_clauses`, and "at most one colour" per
+    vertex when those clauses are no more than the edges' ones (``k - 1 <=`` the mean
+    degree). Other questions get none (docs/howto/exact-coloring.md says why).
+
+    Examples
+    --------
+    >>> triangle = [(0, 1), (1, 2), (0, 2)]
+    >>> clauses = list(redundant_clauses(3, triangle, [0, 1, 2], 3))
+    >>> [-1, -2] in clauses  # vertex 0 does not take both colours 0 and 1
+    True
+    >>> [7, 4, 1] in clauses  # colour 0 appears on the triangle
+    True
+    >>> list(redundant_clauses(3, triangle, [0, 1, 2], 4))  # above the clique bound
+    []
+    """
+    if k > len(clique):
+        return
+    yield from _zykov().implied_clauses(n, edges, k)
+    if n and k - 1 <= 2 * len(edges) / n:
+        for v in range(n):
+            for a in range(k):
+                for b in range(a + 1, k):
+                    yield [-(v * k + a + 1), -(v * k + b + 1)]
+
+
+def _zykov() -> ModuleType:
+    """:mod:`bbqmis.coloring.classical.zykov`, also when this file runs as a script, outside the package."""
+    if __package__:
+        from . import zykov
+
+        return zykov
+    import importlib.util  # only here: the worker's start-up stays short on every other question
+    from pathlib import Path
+
+    spec = importlib.util.spec_from_file_location("_bbqmis_zykov", Path(__file__).with_name("zykov.py"))
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def decode(model: Iterable[int], n: int, k: int) -> list[int]:
@@ -82,8 +138,11 @@ def main() -> None:
     from pysat.solvers import Solver
 
     n, edges, clique = int(problem["n"]), problem["edges"], problem["clique"]
+    implied = bool(problem.get("implied", True))
     for k in range(int(problem["upper"]) - 1, int(problem["lower"]) - 1, -1):
         with Solver(name=problem["solver"], bootstrap_with=encode(n, edges, clique, k)) as solver:
+            if implied:
+                solver.append_formula(redundant_clauses(n, edges, clique, k))
             sat = bool(solver.solve())
             line: dict[str, object] = {"k": k, "sat": sat}
             if sat:

@@ -11,6 +11,7 @@ from bbqmis.coloring.classical.bounds import dsatur_coloring
 from bbqmis.coloring.classical.dsatur_exact import exact_coloring
 from bbqmis.coloring.classical.sat import sat_clauses, sat_coloring
 from bbqmis.coloring.classical.sat_worker import decode, encode
+from bbqmis.coloring.classical.tabucol import improve_coloring
 from bbqmis.coloring.result import verify_coloring
 
 DATA = Path(__file__).resolve().parents[4] / "data" / "graphs"
@@ -56,6 +57,41 @@ def test_proves_dimacs_graphs_beyond_the_trees(name, chi):
     )
     verify_coloring(graph, as_coloring(graph, result.colors))
     assert result.optimal and result.num_colors == result.lower_bound == chi
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_the_implied_clauses_agree_with_the_plain_encoding(seed):
+    rng = np.random.default_rng(10 + seed)
+    for _ in range(6):
+        graph = nx.gnp_random_graph(int(rng.integers(10, 30)), float(rng.uniform(0.3, 0.7)), seed=rng)
+        adjacency, greedy, clique = inputs(graph)
+        results = [
+            sat_coloring(adjacency, greedy, clique=clique, lower=len(clique), implied=implied)
+            for implied in (True, False)
+        ]
+        for result in results:
+            verify_coloring(graph, as_coloring(graph, result.colors))
+            assert result.optimal
+        assert results[0].num_colors == results[1].num_colors
+
+
+def test_queen8_8_is_proved_at_once_by_every_colour_on_every_line():
+    graph = read_graph(DATA / "queen8_8.col")  # chi 9, clique 8: the plain encoding takes ~10 s
+    adjacency, greedy, clique = inputs(graph)
+    start = time.perf_counter()
+    result = sat_coloring(adjacency, greedy, clique=clique, lower=8, deadline=start + 60)
+    verify_coloring(graph, as_coloring(graph, result.colors))
+    assert result.optimal and result.num_colors == result.lower_bound == 9
+
+
+def test_queen9_9_is_proved():
+    graph = read_graph(DATA / "queen9_9.col")  # chi 10, clique 9: no 9-queens partition of the board
+    adjacency, greedy, clique = inputs(graph)
+    # from TabuCol's colouring, as in the pipeline: SAT then asks the clique bound, 9 colours
+    start = improve_coloring(adjacency, greedy, max_iterations_per_k=500 * 81, seed=0, lower_bound=9)
+    result = sat_coloring(adjacency, start, clique=clique, lower=9, deadline=time.perf_counter() + 60)
+    verify_coloring(graph, as_coloring(graph, result.colors))
+    assert result.optimal and result.num_colors == result.lower_bound == 10
 
 
 def test_a_deadline_kills_the_solver_and_keeps_the_best_colouring():

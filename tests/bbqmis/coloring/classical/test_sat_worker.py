@@ -53,3 +53,46 @@ def test_the_worker_answers_one_line_per_colour_count_down_to_the_first_no():
     for line in lines[:2]:
         assert all(line["colors"][u] != line["colors"][v] for u, v in graph.edges)
         assert max(line["colors"]) < line["k"]
+
+
+def test_every_colouring_satisfies_the_redundant_clauses():
+    from pysat.solvers import Solver
+
+    graph = nx.convert_node_labels_to_integers(nx.complete_multipartite_graph(2, 3, 3))  # chi = omega = 3
+    edges = list(graph.edges)
+    clique = [0, 2, 5]
+    assert all(graph.has_edge(a, b) for a, b in itertools.combinations(clique, 2))
+    assert list(sat_worker.redundant_clauses(8, edges, clique, 4)) == []  # above the clique bound
+    clauses = list(sat_worker.redundant_clauses(8, edges, clique, 3))
+    assert len(clauses) > 3 * 8  # the 18 triangles' colours, and at most one colour per vertex
+    with Solver(name="cadical195", bootstrap_with=sat_worker.encode(8, edges, [], 3)) as solver:
+        models = list(itertools.islice(solver.enum_models(), 50))  # colourings, symmetric ones included
+    assert len(models) == 6  # a colour per part, in any order
+    for model in models:
+        true = {lit for lit in model if lit > 0}
+        assert all(any(lit in true if lit > 0 else -lit not in true for lit in cl) for cl in clauses)
+
+
+def test_the_worker_gives_the_same_answers_without_the_redundant_clauses():
+    graph = nx.mycielski_graph(4)  # chi 4, clique 2
+    problem = {
+        "n": 11,
+        "edges": [list(e) for e in graph.edges],
+        "clique": [0, 1],
+        "upper": 6,
+        "lower": 2,
+        "memory_bytes": 0,
+        "solver": "cadical195",
+    }
+    answers = []
+    for implied in (True, False):
+        done = subprocess.run(
+            [sys.executable, str(WORKER)],
+            input=json.dumps({**problem, "implied": implied}),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 0, done.stderr
+        answers.append([(line["k"], line["sat"]) for line in map(json.loads, done.stdout.splitlines())])
+    assert answers[0] == answers[1] == [(5, True), (4, True), (3, False)]
