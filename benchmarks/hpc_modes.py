@@ -15,12 +15,13 @@ ones, ``--repeats`` times (mean and spread):
 * baseline: one job of 3 cpu nodes for the whole loop (``srun`` 3 MPI ranks);
 * malleable: ``examples/slurm/cluster/clustagg_malleable.sh`` (1 node, growing to 3 for
   each clustering, giving up after ``--grow-timeout`` s);
-* workflow: ``python -m clustagg workflow`` with every step a Slurm job
-  (``CLUSTAGG_SRUN_PARTITIONS=cpu:qpushared``: clustering on 3 cpu nodes, the quantum
-  step on the quantum node, scoring on 1 cpu node).
+* workflow: ``python -m clustagg workflow`` with every step a Slurm job (clustering on 3 cpu
+  nodes, the quantum step on the quantum node, scoring on 1 cpu node).
 
-The quantum step is emulated by ``--quantum-delay`` seconds (the seed's QCLUSTER ran
-2-minute quantum jobs; scaled down here).
+In every mode the quantum step is a job of its own on the quantum node
+(``--quantum-step qpu-partition``, ``CLUSTAGG_SRUN_PARTITIONS=cpu:qpushared``), which sleeps
+``--quantum-delay`` seconds there (the seed's QCLUSTER ran 2-minute quantum jobs; scaled
+down here); no classical rank sleeps for it.
 
 Part 2, two users' hybrid jobs sharing one QPU: each job alternates ``--blocks`` classical
 phases of ``--classical`` seconds (on its cpu node) and quantum blocks (one GHZ batch
@@ -33,13 +34,24 @@ interleave. QPU idle fraction = 1 - (service busy seconds) / (seconds the quantu
 was allocated, from the ``qpu`` records); makespan from the first submission to the last
 end.
 
+Part 3 (``benchmarks/_hpc_contention.py``), one workload of five modes (part 1's, the
+malleable mode with ``--grow async``, the workflow with ``--malleable-cluster``), 2 rounds at
+least: under other tenants' jobs arriving by a seeded Poisson trace (``--contention-*``;
+wall, node and queue seconds, ``--repeats`` times), and with ``--short-delay`` s quantum steps
+(QCLUSTER Table II). Where the workers of the malleable runs ran is counted from their own
+``SLURMD_NODENAME`` lines, and the grows' times from the library's log lines.
+
 Usage: ``python benchmarks/hpc_modes.py [--quick] [--repeats 3] [--json-only] [--figures
 DIR]``. Needs Slurm (``examples/slurm/install.sh``) and root. Prints the tables beside the
 seed's numbers, saves two figures (``DIR/hpc_modes.png``: wall time and node-seconds per
 mode beside the seed's, both relative to the baseline single workload;
 ``DIR/hpc_chains.png``: QPU idle fraction and makespan) and, last, one JSON line
 ``{"modes": {MODE: {"single"|"double": {"wall_s", "node_s"}}}, "chains": {"monolithic"|"chained":
-{"qpu_idle_fraction", "makespan_s"}}}`` (means over the repeats; the spreads are in
+{"qpu_idle_fraction", "makespan_s"}}, "placement": {"grown_workers", "on_added_nodes",
+"on_released_nodes_after_shrink"}, "reconfigure_s": {"blocking", "async"} (seconds the program
+was held up by a grow; ``"reconfigure_to_merged_s"``: from the request to the workers merged),
+"quantum_step_on": {MODE: where}, "contention": {MODE: {"wall_s", "node_s", "queue_s"}},
+"short_quantum": {MODE: {"wall_s", "node_s"}}}`` (means over the repeats; the spreads are in
 ``"spread"``, the options in ``"settings"``). ``--from-json FILE`` prints the tables and
 saves the figures of a saved output without running anything. Progress goes to stderr.
 """
@@ -58,10 +70,14 @@ import time
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 CLUSTER = ROOT / "examples" / "slurm" / "cluster"
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+sys.path.append(str(Path(__file__).resolve().parent))  # the private _hpc_* modules, after the packages
+
+import _hpc_contention as contention  # noqa: E402
 
 from clustagg import slurm  # noqa: E402
 
@@ -75,8 +91,20 @@ MODES = ("baseline", "malleable", "workflow")
 #: Options recorded in the JSON line (``"settings"``), so that ``--from-json`` prints the run's.
 SETTINGS = (
     "repeats", "n_samples", "max_iter", "quantum_delay", "grow_timeout", "blocks", "classical", "latency",
+    "contention_seed", "contention_horizon", "contention_warmup", "contention_delay", "short_delay",
 )  # fmt: skip
+#: Every mode's quantum step leaves the classical nodes: a job on the shared quantum partition.
+OFFLOAD = {"CLUSTAGG_SRUN_PARTITIONS": "cpu:qpushared"}
 WORKFLOW = [sys.executable, "-m", "clustagg", "workflow"]
+#: The JSON line's keys of part 3.
+PART3 = (
+    "placement",
+    "reconfigure_s",
+    "reconfigure_to_merged_s",
+    "quantum_step_on",
+    "contention",
+    "short_quantum",
+)
 
 
 def log(message: str) -> None:
@@ -97,6 +125,11 @@ class Cluster:
             "BBQMIS_MPI_PORTS": str(self.work / "ports"),
         }
         os.environ["SLURM_CONF"] = self.env["SLURM_CONF"]
+        self.root = ROOT
+        #: what the malleable runs printed, by grow ("blocking", "async", "workflow"), for the placement
+        self.outputs: dict[str, list[str]] = {"blocking": [], "async": [], "workflow": []}
+        #: where each mode's quantum step ran, from its result (quantum_step_on)
+        self.quantum_on: dict[str, str] = {}
 
     def sbatch(self, *arguments: str, env: dict[str, str] | None = None) -> int:
         return slurm.submit(
@@ -114,14 +147,30 @@ class Cluster:
 
 
 def measured(
-    cluster: Cluster, launch: Callable[..., Callable[[], None]], *arguments: object
+    cluster: Cluster,
+    launch: Callable[..., Callable[[], None]],
+    *arguments: object,
+    before_settle: Callable[[], None] = lambda: None,
 ) -> tuple[float, list[slurm.JobRecord]]:
-    """Run ``launch(*arguments)`` (which returns a waiter); return wall seconds and the new records."""
+    """Run ``launch(*arguments)`` (which returns a waiter); return wall seconds and the new records.
+
+    ``before_settle`` runs once the workload has ended, before the records are read.
+    """
     since = datetime.now().replace(microsecond=0)
     tic = time.time()
     launch(*arguments)()
     wall = time.time() - tic
+    before_settle()
     return wall, settled_accounting(since)
+
+
+def measure_mode(
+    cluster: Cluster, mode: str, args: argparse.Namespace, *, quantum_delay: float | None = None, **hooks: Any
+) -> tuple[float, list[slurm.JobRecord]]:
+    """:func:`measured` of one workload of ``mode`` (with ``quantum_delay`` s quantum steps if given)."""
+    if quantum_delay is not None:
+        args = argparse.Namespace(**{**vars(args), "quantum_delay": quantum_delay})
+    return measured(cluster, launch_mode, cluster, mode, 1, args, **hooks)
 
 
 def settled_accounting(since: datetime, timeout: float = 30.0) -> list[slurm.JobRecord]:
@@ -161,32 +210,42 @@ def clustagg_options(args: argparse.Namespace) -> list[str]:
 
 
 def launch_mode(cluster: Cluster, mode: str, copies: int, args: argparse.Namespace) -> Callable[[], None]:
-    """Start ``copies`` workloads of ``mode`` at once; return a function that waits for them."""
-    options = clustagg_options(args)
+    """Start ``copies`` workloads of ``mode`` at once; return a function that waits for them.
+
+    ``mode`` is one of :data:`MODES`, ``malleable-async`` (``--grow async``) or
+    ``workflow-malleable`` (``--malleable-cluster``); every quantum step is offloaded (:data:`OFFLOAD`).
+    """
+    options = [*clustagg_options(args), "--quantum-step", "qpu-partition"]
     if mode == "baseline":
-        command = " ".join(["srun", sys.executable, "-m", "clustagg", "run", *options])
+        json_out = "--json baseline-$SLURM_JOB_ID.json"
+        command = " ".join(["srun", sys.executable, "-m", "clustagg", "run", *options, json_out])
         jobs = [
-            cluster.sbatch("--partition=cpu", "--nodes=3", "--ntasks=3", f"--wrap={command}")
+            cluster.sbatch("--partition=cpu", "--nodes=3", "--ntasks=3", f"--wrap={command}", env=OFFLOAD)
             for _ in range(copies)
         ]
-        return lambda: cluster.wait_all(jobs, args.timeout)
-    if mode == "malleable":
+        return lambda: finished(cluster, mode, jobs, args, [f"baseline-{job}.json" for job in jobs])
+    if mode.startswith("malleable"):
+        grow = " --grow async" if mode == "malleable-async" else ""
         env = {
+            **OFFLOAD,
             "N_SAMPLES": str(args.n_samples),
             "MAX_ITER": str(args.max_iter),
             "QUANTUM_DELAY": str(args.quantum_delay),
-            "CLUSTAGG_ARGS": "--threshold 0.99 --seed 1",
+            "CLUSTAGG_ARGS": f"--threshold 0.99 --seed 1 --quantum-step qpu-partition{grow}",
             "CLUSTAGG_GROW_TIMEOUT": str(args.grow_timeout),
         }
         jobs = [cluster.sbatch(str(CLUSTER / "clustagg_malleable.sh"), env=env) for _ in range(copies)]
-        return lambda: cluster.wait_all(jobs, args.timeout)
-    env = {**cluster.env, "CLUSTAGG_SRUN_PARTITIONS": "cpu:qpushared"}
+        return lambda: finished(cluster, mode, jobs, args, [f"malleable-{job}.json" for job in jobs])
+    env = {**cluster.env, **OFFLOAD, "CLUSTAGG_GROW_TIMEOUT": str(args.grow_timeout)}
+    malleable = ["--malleable-cluster"] if mode == "workflow-malleable" else []
+    runs = [f"wf-{time.time_ns()}-{k}" for k in range(copies)]
     drivers = [
         subprocess.Popen(
-            [*WORKFLOW, *options, "--workdir", str(cluster.work / f"wf-{time.time_ns()}")],
+            [*WORKFLOW, *clustagg_options(args), *malleable, "--workdir", str(cluster.work / run),
+             "--json", str(cluster.work / f"{run}.json")],
             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
         )
-        for _ in range(copies)
+        for run in runs
     ]  # fmt: skip
 
     def wait() -> None:
@@ -194,8 +253,25 @@ def launch_mode(cluster: Cluster, mode: str, copies: int, args: argparse.Namespa
             _, err = driver.communicate(timeout=args.timeout)
             if driver.returncode != 0:
                 raise RuntimeError(f"workflow driver failed:\n{err[-2000:]}")
+        finished(cluster, mode, [], args, [f"{run}.json" for run in runs])
 
     return wait
+
+
+def finished(
+    cluster: Cluster, mode: str, jobs: list[int], args: argparse.Namespace, results: list[str]
+) -> None:
+    """Wait for ``jobs``; note where the quantum step ran and what the malleable runs printed."""
+    cluster.wait_all(jobs, args.timeout)
+    for name in results:
+        cluster.quantum_on[mode] = json.loads((cluster.work / name).read_text())["quantum_step_on"]
+    if mode.startswith("malleable"):
+        kind = "async" if mode == "malleable-async" else "blocking"
+        cluster.outputs[kind] += [(cluster.work / f"slurm-{job}.out").read_text() for job in jobs]
+    if mode == "workflow-malleable":
+        for name in results:
+            logs = sorted((cluster.work / name.removesuffix(".json")).glob("round-*/cluster.log"))
+            cluster.outputs["workflow"] += [path.read_text() for path in logs]
 
 
 def run_modes(cluster: Cluster, args: argparse.Namespace) -> dict[str, dict[str, list[tuple[float, float]]]]:
@@ -343,6 +419,8 @@ def print_tables(means: dict, spread: dict, args: argparse.Namespace) -> None:
     print("{:<11} {:>18} {:>11}".format("jobs", "QPU idle fraction", "makespan s"))
     for label, numbers in means["chains"].items():
         print("{:<11} {:>18.3f} {:>11.1f}".format(label, numbers["qpu_idle_fraction"], numbers["makespan_s"]))
+    if "contention" in means:
+        contention.print_tables(means, spread, args)
 
 
 def save_figures(means: dict, spread: dict, directory: Path) -> list[Path]:
@@ -400,19 +478,34 @@ def save_figures(means: dict, spread: dict, directory: Path) -> list[Path]:
 
 def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="reduced run (under 10 minutes)")
+    parser.add_argument("--quick", action="store_true", help="reduced run (under 15 minutes)")
     parser.add_argument("--repeats", type=int, help="repeats of every measurement (default 3, quick 1)")
     parser.add_argument("--n-samples", type=int, help="points (default 3000, quick 1000)")
     parser.add_argument("--max-iter", type=int, help="rounds (default 3, quick 1)")
-    parser.add_argument("--quantum-delay", type=float, help="seconds per quantum step (default 60, quick 20)")
+    parser.add_argument("--quantum-delay", type=float, help="seconds per quantum step (default 60, quick 10)")
     parser.add_argument("--grow-timeout", type=float, default=10.0, help="malleable: seconds a grow may wait")
-    parser.add_argument("--blocks", type=int, help="part 2: quantum blocks per job (default 4, quick 3)")
+    parser.add_argument("--blocks", type=int, help="part 2: quantum blocks per job (default 4, quick 2)")
     parser.add_argument(
         "--classical", type=float, help="part 2: seconds of each classical phase (default 8, quick 5)"
     )
     parser.add_argument(
         "--latency", type=float, help="part 2: seconds of each quantum block (default 6, quick 4)"
     )
+    parser.add_argument("--contention-seed", type=int, default=1, help="part 3: seed of the tenants' trace")
+    parser.add_argument(
+        "--contention-horizon",
+        type=float,
+        help="part 3: seconds of tenants' arrivals (default 300, quick 60)",
+    )
+    parser.add_argument(
+        "--contention-delay", type=float, help="part 3: quantum step under contention (default 60, quick 5)"
+    )
+    parser.add_argument(
+        "--contention-warmup",
+        type=float,
+        help="part 3: tenants' seconds before the workload (default 30, quick 15)",
+    )
+    parser.add_argument("--short-delay", type=float, default=0.5, help="part 3: the short quantum step (s)")
     parser.add_argument("--timeout", type=float, default=1800.0, help="seconds any workload may take")
     parser.add_argument("--json-only", action="store_true", help="print only the JSON line")
     parser.add_argument(
@@ -428,10 +521,13 @@ def parse_args() -> argparse.Namespace:
         "repeats": (3, 1),
         "n_samples": (3000, 1000),
         "max_iter": (3, 1),
-        "quantum_delay": (60.0, 20.0),
-        "blocks": (4, 3),
+        "quantum_delay": (60.0, 10.0),
+        "blocks": (4, 2),
         "classical": (8.0, 5.0),
         "latency": (6.0, 4.0),
+        "contention_horizon": (300.0, 60.0),
+        "contention_warmup": (30.0, 15.0),
+        "contention_delay": (60.0, 5.0),
     }
     for name, (full, quick) in defaults.items():
         if getattr(args, name) is None:
@@ -451,7 +547,8 @@ def main() -> int:
         means, spread = run_experiments(args)
         if means is None:
             return 1
-    line = json.dumps({**means, "spread": spread, "settings": {k: getattr(args, k) for k in SETTINGS}})
+    settings = {k: getattr(args, k, None) for k in SETTINGS}
+    line = json.dumps({**means, "spread": spread, "settings": settings})
     if not args.json_only:
         print_tables(means, spread, args)
         try:
@@ -467,7 +564,9 @@ def saved_numbers(path: Path) -> tuple[dict, dict, dict]:
     """Means, spreads and settings (if recorded) from the last line of a saved output of this script."""
     try:
         data = json.loads(path.read_text().strip().splitlines()[-1])
-        return {"modes": data["modes"], "chains": data["chains"]}, data["spread"], data.get("settings", {})
+        means = {key: data[key] for key in ("modes", "chains")}
+        means.update({key: data[key] for key in PART3 if key in data})
+        return means, data["spread"], data.get("settings", {})
     except (OSError, IndexError, ValueError, KeyError) as exc:
         print(f"hpc_modes: --from-json {path}: not an output of this script ({exc})", file=sys.stderr)
         raise SystemExit(2) from exc
@@ -486,9 +585,12 @@ def run_experiments(args: argparse.Namespace) -> tuple[dict | None, dict]:
             cluster = Cluster(Path(state))
             modes = run_modes(cluster, args)
             chains = run_chains(cluster, args)
+            crowded = contention.run_contention(cluster, measure_mode, args, log)
+            short = contention.run_short(cluster, measure_mode, args, log)
         finally:
             subprocess.run(["bash", str(CLUSTER / "stop.sh"), state], capture_output=True)
-    return summarize(modes, chains)
+    means, spread = summarize(modes, chains)
+    return {**means, **contention.json_keys(cluster, crowded, short, spread, MODES)}, spread
 
 
 if __name__ == "__main__":

@@ -25,6 +25,7 @@ from backends.registry import check_spec
 from backends.utils.arguments import CommandParser
 from backends.utils.files import check_distinct, check_folder_writable, check_writable
 from backends.utils.progress import ProgressLine
+from backends.utils.validation import check_positive_int
 
 from . import steps
 from .clusterers import MAX_CLUSTERS
@@ -33,7 +34,7 @@ from .errors import ClustAggError, DataFormatError, InvalidParameterError
 from .quantum_step import OFFLOADED, QUANTUM_STEPS, check_quantum_step
 from .reference import check_reference_run
 from .runner import GROWS, MODES, run
-from .solvers import SOLVERS, get_solver
+from .solvers import ANGLES, SOLVERS, TRAINING_METHODS, TRAINING_STARTS, get_solver
 
 if TYPE_CHECKING:
     from mpi4py import MPI
@@ -76,6 +77,7 @@ environment:
   CLUSTAGG_SRUN_HETJOB=1            every step a job step of the current heterogeneous job
                                     (component 0 classical, 1 quantum)
   CLUSTAGG_HQ_SERVER_DIR=DIR        the quantum step as a job of the HyperQueue server of DIR
+  CLUSTAGG_MALLEABLE_CLUSTER=1      the cluster step grows its own job (as --malleable-cluster)
   CLUSTAGG_STEP_TIMEOUT=S           a step running longer than S seconds is killed and rerun
 """,
     "generate": """\
@@ -131,19 +133,49 @@ def _solver_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--quantum-delay", type=float, default=0.0, metavar="S", help="emulated QPU seconds per step"
     )
+    angles = parser.add_argument_group("QAOA angles (--solver qaoa)")
+    angles.add_argument(
+        "--angles",
+        choices=ANGLES,
+        help="the closed-form p = 1 optimum (exact, no circuit), or trained on the backend by a scipy "
+        "optimiser from sampled energies (default: closed-form)",
+    )
+    angles.add_argument(
+        "--training-evaluations", type=int, metavar="N", help="evaluations per problem (default: 40)"
+    )
+    angles.add_argument(
+        "--training-shots", type=int, metavar="N", help="shots per evaluation (default: --shots)"
+    )
+    angles.add_argument(
+        "--training-start", choices=TRAINING_STARTS, help="optimiser start (default: closed-form)"
+    )
+    angles.add_argument(
+        "--training-method", choices=TRAINING_METHODS, help="scipy optimiser (default: cobyla)"
+    )
+
+
+#: Training options, which need ``--angles trained``, and the positive integers among them.
+_TRAINING = ("training_evaluations", "training_shots", "training_start", "training_method")
+_POSITIVE = ("training_evaluations", "training_shots")
 
 
 def _solver_options(args: argparse.Namespace) -> dict[str, Any]:
-    applies = {"qaoa": ("backend", "shots", "max_qubits"), "anneal": ("num_reads",), "exact": ()}
+    qaoa = ("backend", "shots", "max_qubits", "angles", *_TRAINING)
+    applies = {"qaoa": qaoa, "anneal": ("num_reads",), "exact": ()}
     options: dict[str, Any] = {}
-    for name in ("backend", "shots", "max_qubits", "num_reads"):
+    for name in ("backend", "shots", "max_qubits", "num_reads", "angles", *_TRAINING):
         value = getattr(args, name)
         if value is None:
             continue
+        option = f"--{name.replace('_', '-')}"
         if name not in applies[args.solver]:
+            raise InvalidParameterError(f"{option} does not apply to --solver {args.solver}")
+        if name in _TRAINING and args.angles != "trained":
             raise InvalidParameterError(
-                f"--{name.replace('_', '-')} does not apply to --solver {args.solver}"
+                f"{option} needs --angles trained, got --angles {args.angles or 'closed-form'}"
             )
+        if name in _POSITIVE:
+            check_positive_int(value, option)
         # a bad spec is refused here, before the points are read, not after the backend's import
         options[name] = check_spec(value) if name == "backend" else value
     return options
@@ -214,6 +246,9 @@ def _add_loop_command(commands: argparse._SubParsersAction[CommandParser], name:
     sub.add_argument(
         "--cluster-processes", type=int, default=3, help="MPI processes of the workflow cluster step"
     )
+    if name == "workflow":
+        grow = "cluster step on one node, grown to --cluster-processes (CLUSTAGG_MALLEABLE_CLUSTER=1)"
+        sub.add_argument("--malleable-cluster", action="store_true", help=grow)
     sub.add_argument("--json", type=Path, help="write the AggregationResult as JSON")
     sub.add_argument("--plot", type=Path, help="draw the chosen clustering (.png, .pdf or .svg)")
     sub.add_argument("--quiet", action="store_true", help="no progress on stderr")
@@ -231,6 +266,8 @@ def _add_step_commands(commands: argparse._SubParsersAction[CommandParser]) -> N
     sub.add_argument("--points", type=Path, required=True, help="CSV or .npy points")
     sub.add_argument("--seed", type=int, required=True, help="the round's seed (run seed + round)")
     sub.add_argument("--out", type=Path, required=True, help="clusters .npz")
+    grow = "malleable: start on one node, grow the Slurm job to this many nodes to cluster, shrink back"
+    sub.add_argument("--grow-to", type=int, help=grow)
 
     sub = _add_parser(commands, "aggregate", "step 2: MWIS over the candidate clusters (the quantum step)")
     sub.add_argument("--clusters", type=Path, required=True, help="clusters .npz of the cluster step")
@@ -418,7 +455,7 @@ def _report(
     print(
         f"{mode}: silhouette {result.silhouette:.3f} at round {result.best_iteration + 1} "
         f"from {len(result.chosen_clusters)} clusters; rounds [{scores}]; "
-        f"wall {result.wall_seconds:.2f} s, {result.node_seconds:.2f} node-s"
+        f"wall {result.wall_seconds:.2f} s, {result.node_seconds:.2f} node-s" + result.training_note()
     )
 
 
@@ -451,6 +488,7 @@ def _run(args: argparse.Namespace) -> None:
             comm=comm,
             quantum_step=getattr(args, "quantum_step", None),
             grow=getattr(args, "grow", "blocking"),
+            malleable_cluster=getattr(args, "malleable_cluster", False) or None,
         )
     if points is not None:  # rank 0
         _report(args, mode, result, points)
@@ -483,6 +521,9 @@ def _step(args: argparse.Namespace) -> None:
         _check_output(args.out, "--out")  # the workflow steps below create their run folders
         _check_n_samples(args.n_samples)
         write_points(make_reference_points(args.n_samples), args.out)
+    elif args.command == "cluster" and args.grow_to is not None:
+        check_positive_int(args.grow_to, "--grow-to")
+        steps.cluster_file_malleable(_clustered_points(args.points, 0), args.seed, args.out, args.grow_to)
     elif args.command == "cluster":
         from .mpi import world
 

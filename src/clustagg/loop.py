@@ -132,6 +132,10 @@ class LoopState:
         Best silhouette so far.
     chosen_clusters : list of dict
         The best round's chosen clusters: ``algorithm``, ``cluster``, ``size``.
+    training : dict or None
+        Training and sampling counters of QAOA angles trained on the backend, summed over
+        the rounds whose quantum step reported them (``selection["training"]``, see
+        :func:`clustagg.solvers.training_counters`); None when no round did.
 
     Examples
     --------
@@ -148,6 +152,7 @@ class LoopState:
     best_iteration: int = -1
     silhouette: float = float("-inf")
     chosen_clusters: list[dict[str, Any]] = field(default_factory=list)
+    training: dict[str, float] | None = None
 
     def update(self, silhouette: float, selection: dict[str, Any], parameters: dict[str, Any]) -> bool:
         """Record a round; return whether it is the new best (the first round always is).
@@ -158,7 +163,8 @@ class LoopState:
             The round's silhouette.
         selection : dict
             The round's quantum-step output (:func:`clustagg.steps.aggregate`); its
-            ``fallbacks`` and ``chosen_clusters`` are used.
+            ``fallbacks`` and ``chosen_clusters`` are used, and its ``training`` counters,
+            if any, are added to :attr:`training`.
         parameters : dict
             The round's base-clustering parameters (:func:`clustagg.clusterers.draw_parameters`).
 
@@ -176,10 +182,20 @@ class LoopState:
         False
         >>> state.best_iteration, state.silhouette, state.fallbacks, state.chosen_clusters == chosen
         (0, 0.5, 1, True)
+        >>> trained = {"training_problems": 1.0, "training_evaluations": 12.0}
+        >>> _ = state.update(0.3, {"fallbacks": 0, "chosen_clusters": [], "training": trained}, {})
+        >>> _ = state.update(0.3, {"fallbacks": 0, "chosen_clusters": [], "training": trained}, {})
+        >>> state.training
+        {'training_problems': 2.0, 'training_evaluations': 24.0}
         """
         self.iterations.append(float(silhouette))
         self.parameters.append(parameters)
         self.fallbacks += int(selection["fallbacks"])
+        if selection.get("training") is not None:
+            total = self.training if self.training is not None else {}
+            for key, value in selection["training"].items():
+                total[key] = total.get(key, 0.0) + float(value)
+            self.training = total
         improved = silhouette > self.silhouette or self.best_iteration < 0
         if improved:
             self.best_iteration = len(self.iterations) - 1
@@ -216,7 +232,7 @@ class LoopState:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> LoopState:
-        """Inverse of :meth:`to_json` (extra keys are ignored).
+        """Inverse of :meth:`to_json` (extra keys are ignored; a missing ``training`` is None).
 
         Examples
         --------
@@ -226,4 +242,5 @@ class LoopState:
         >>> LoopState.from_json(data) == state
         True
         """
-        return cls(**{name: data[name] for name in cls.__dataclass_fields__})
+        values: dict[str, Any] = {name: data[name] for name in cls.__dataclass_fields__ if name != "training"}
+        return cls(**values, training=data.get("training"))  # states saved before training lack it

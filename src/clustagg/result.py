@@ -47,6 +47,12 @@ class AggregationResult:
     quantum_step_on : {"qpu-partition", "hyperqueue", "vqpu", "rank0"}
         Where the quantum steps ran (:mod:`clustagg.quantum_step`): a job on the quantum
         partition, a HyperQueue job, a vQPU, or the run's own first process.
+    training : dict or None
+        With QAOA angles trained on the backend (``--angles trained``), the work of all
+        rounds as :func:`bbqmis.mis.training.training_summary` gives it: ``problems``,
+        ``evaluations``, ``circuits``, ``shots`` and ``quantum_seconds`` of the training,
+        the same for the final ``sampling``, ``mean_gap`` and ``mean_relative_gap`` to the
+        closed-form optimum; None with closed-form angles.
 
     Examples
     --------
@@ -75,6 +81,7 @@ class AggregationResult:
     fallbacks: int
     timeline: list[PhaseRecord] = field(default_factory=list)
     quantum_step_on: str = "rank0"
+    training: dict[str, Any] | None = None
 
     def __repr__(self) -> str:
         """One line: mode, points, clusters, best silhouette and its round, rounds, seconds.
@@ -91,6 +98,29 @@ class AggregationResult:
             f"clusters={len(self.chosen_clusters)}, silhouette={self.silhouette:.4g}, "
             f"best_iteration={self.best_iteration}, rounds={len(self.iterations)}, "
             f"wall_seconds={self.wall_seconds:.4g}, node_seconds={self.node_seconds:.4g})"
+        )
+
+    def training_note(self) -> str:
+        """The summary line's account of trained angles; ``""`` with closed-form ones.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> result = AggregationResult(np.array([0, 1]), 0.5, [], [0.5], 1.0, 1.0, "baseline", 0, 0, [{}], 0)
+        >>> result.training_note()
+        ''
+        >>> result.training = {"problems": 2, "evaluations": 31, "circuits": 31, "quantum_seconds": 0.5,
+        ...                    "mean_relative_gap": 0.004}
+        >>> result.training_note()
+        '; trained angles: 2 problems, 31 evaluations, 31 circuits, 0.500 quantum s, gap 0.4%'
+        """
+        if not self.training:
+            return ""
+        gap = self.training.get("mean_relative_gap")
+        return (
+            f"; trained angles: {self.training['problems']} problems, "
+            f"{self.training['evaluations']} evaluations, {self.training['circuits']} circuits, "
+            f"{self.training['quantum_seconds']:.3f} quantum s" + ("" if gap is None else f", gap {gap:.1%}")
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -155,8 +185,15 @@ def collect_result(
     (0.6, [0.6], 5)
     >>> 0 < result.node_seconds == result.wall_seconds
     True
+    >>> result.training is None  # no round trained QAOA angles
+    True
     """
     wall = timeline.elapsed()
+    training = None
+    if state.training is not None:
+        from bbqmis.mis.training import training_summary  # imports qiskit: only for a trained run
+
+        training = training_summary(state.training)
     return AggregationResult(
         labels=labels,
         silhouette=state.silhouette,
@@ -171,4 +208,5 @@ def collect_result(
         fallbacks=state.fallbacks,
         timeline=timeline.records,
         quantum_step_on=quantum_step_on,
+        training=training,
     )

@@ -100,6 +100,7 @@ def run(
     comm: MPI.Intracomm | None = None,
     quantum_step: str | None = None,
     grow: str = "blocking",
+    malleable_cluster: bool | None = None,
 ) -> AggregationResult:
     """Aggregate k-means, DBSCAN and single-linkage clusterings until the silhouette exceeds ``threshold``.
 
@@ -151,6 +152,10 @@ def run(
         The malleable mode's grow inside a Slurm job: wait for the nodes before each cluster
         phase, or ask for them as the quantum step starts and adopt them once granted
         (:mod:`clustagg.malleable`).
+    malleable_cluster : bool, optional
+        The workflow mode's cluster step starts on one node and grows its own Slurm job to
+        ``cluster_processes`` nodes (:func:`clustagg.workflow.malleable_cluster`); default
+        ``CLUSTAGG_MALLEABLE_CLUSTER``.
 
     Returns
     -------
@@ -194,7 +199,7 @@ def run(
     with contextlib.ExitStack() as stack:
         folder = _workdir(workdir, stack, mode, where)
         if mode == "workflow" and isinstance(solver, str):  # a name, checked above
-            return run_workflow(X, solver, options, seed, loop, folder, cluster_processes)
+            return run_workflow(X, solver, options, seed, loop, folder, cluster_processes, malleable_cluster)
         solver_object = get_solver(solver, **options)
         step_solver = solver if where in OFFLOADED else solver_object
 

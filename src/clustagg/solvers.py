@@ -17,16 +17,34 @@ from typing import Any, Protocol
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from backends.utils.validation import check_positive_int
+from backends.utils.validation import check_choice, check_positive_int
 from bbqmis.mis.classical import check_beta_range, maximum_independent_set, simulated_annealing
 from bbqmis.mis.problem import MISProblem
 
 from ._validation import check_round_seed
 from .errors import InvalidParameterError
 
-__all__ = ["AnnealingSolver", "ExactSolver", "MWISSolver", "QAOASolver", "SOLVERS", "get_solver", "solve"]
+__all__ = [
+    "ANGLES",
+    "AnnealingSolver",
+    "ExactSolver",
+    "MWISSolver",
+    "QAOASolver",
+    "SOLVERS",
+    "TRAINING_METHODS",
+    "TRAINING_STARTS",
+    "get_solver",
+    "solve",
+    "training_counters",
+]
 
 logger = logging.getLogger(__name__)
+
+#: QAOA angles, training starts and optimisers, as :mod:`bbqmis.mis.training`'s (kept here so
+#: that checking them imports no qiskit).
+ANGLES = ("closed-form", "trained")
+TRAINING_STARTS = ("closed-form", "random")
+TRAINING_METHODS = ("cobyla", "nelder-mead", "powell")
 
 
 class MWISSolver(Protocol):
@@ -121,9 +139,10 @@ class ExactSolver:
 class QAOASolver:
     """Single-layer QAOA through the shared :class:`bbqmis.solver.QuantumMISSolver`.
 
-    Closed-form angles, ``shots`` shots on ``backend``, circuit cutting for a conflict
-    graph wider than ``max_qubits``, and simulated annealing as the counted fallback
-    (logged once per fallback).
+    Closed-form angles or angles trained on the backend (:mod:`bbqmis.mis.training`),
+    ``shots`` shots on ``backend``, circuit cutting for a conflict graph wider than
+    ``max_qubits`` (trained through the cut reconstruction), and simulated annealing as the
+    counted fallback (logged once per fallback).
 
     Parameters
     ----------
@@ -133,6 +152,18 @@ class QAOASolver:
     max_qubits : int, optional
         Widest circuit sent to the backend; default the device's qubits, at most
         :data:`bbqmis.solver.DEFAULT_MAX_QUBITS`.
+    angles : {"closed-form", "trained"} or Training, default="closed-form"
+        The closed-form p = 1 optimum (exact, no circuit), or angles trained on the backend
+        by a scipy optimiser from sampled energies; a
+        :class:`~bbqmis.mis.training.Training` sets every training option at once.
+    training_evaluations : int, optional
+        With ``angles="trained"``: energy evaluations per problem (default 40).
+    training_shots : int, optional
+        With ``angles="trained"``: shots per circuit of an evaluation (default ``shots``).
+    training_start : {"closed-form", "random"}, optional
+        With ``angles="trained"``: the optimiser's start (default the closed form).
+    training_method : {"cobyla", "nelder-mead", "powell"}, optional
+        With ``angles="trained"``: the scipy optimiser (default COBYLA).
     **options
         Other keyword arguments of :class:`~bbqmis.solver.QuantumMISSolver` (``cut``,
         ``max_cut_overhead``, ``sleep_factor``, ``fallback_sweeps``).
@@ -142,6 +173,16 @@ class QAOASolver:
     solver : QuantumMISSolver
         The solver; ``solver.stats`` totals circuits, shots, quantum seconds, cut
         problems and fallbacks.
+    last_training : dict or None
+        The training and sampling counters of the last call when the angles are trained
+        (``training_problems``, ``training_evaluations``, ``training_circuits``, ...,
+        ``sampling_shots``; see :func:`bbqmis.mis.training.training_summary`), else None.
+
+    Raises
+    ------
+    InvalidParameterError
+        If a training option is out of range (the message names it), given without
+        ``angles="trained"``, or given beside a ``Training``.
 
     Examples
     --------
@@ -152,16 +193,36 @@ class QAOASolver:
     >>> candidates = Candidates(np.array([[0, 0, 1, 1], [0, 1, 1, 1]]), ("a", "b"))
     >>> problem = mwis_problem(conflict_graph(candidates))
     >>> qaoa = QAOASolver("aer", shots=256)
-    >>> solve(problem, qaoa, seed=3).tolist(), qaoa.fallbacks
-    ([0, 0, 1, 1], 0)
+    >>> solve(problem, qaoa, seed=3).tolist(), qaoa.fallbacks, qaoa.last_training
+    ([0, 0, 1, 1], 0, None)
+
+    The same with angles trained on the simulator, 10 evaluations at most:
+
+    >>> trained = QAOASolver("aer", shots=256, angles="trained", training_evaluations=10)
+    >>> solve(problem, trained, seed=3).tolist(), trained.last_training["training_evaluations"] <= 10
+    ([0, 0, 1, 1], True)
     """
 
     def __init__(
-        self, backend: str = "aer", *, shots: int = 1024, max_qubits: int | None = None, **options: Any
+        self,
+        backend: str = "aer",
+        *,
+        shots: int = 1024,
+        max_qubits: int | None = None,
+        angles: Any = "closed-form",
+        training_evaluations: int | None = None,
+        training_shots: int | None = None,
+        training_start: str | None = None,
+        training_method: str | None = None,
+        **options: Any,
     ) -> None:
         from bbqmis.solver import QuantumMISSolver  # qiskit is imported only by processes that run circuits
 
-        self.solver = QuantumMISSolver(backend, shots=shots, max_qubits=max_qubits, **options)
+        given = _training_options(training_evaluations, training_shots, training_start, training_method)
+        self.solver = QuantumMISSolver(
+            backend, shots=shots, max_qubits=max_qubits, angles=_angles(angles, given), **options
+        )
+        self.last_training: dict[str, float] | None = None
 
     @property
     def fallbacks(self) -> int:
@@ -178,7 +239,72 @@ class QAOASolver:
                 problem.num_nodes,
                 self.solver.width(),
             )
+        if self.solver.training is not None:
+            self.last_training = {
+                key: float(value)
+                for key, value in samples.stats.items()
+                if key.startswith(("training_", "sampling_"))
+            }
+            self.last_training.setdefault("training_problems", 0.0)
         return samples.bits
+
+
+def _training_options(
+    evaluations: int | None, shots: int | None, start: str | None, method: str | None
+) -> dict[str, Any]:
+    """The training options given (not None), checked, by :class:`~bbqmis.mis.training.Training` field."""
+    given: dict[str, Any] = {}
+    if evaluations is not None:
+        given["evaluations"] = check_positive_int(evaluations, "training_evaluations")
+    if shots is not None:
+        given["shots"] = check_positive_int(shots, "training_shots")
+    if start is not None:
+        given["start"] = check_choice(start, "training_start", TRAINING_STARTS)
+    if method is not None:
+        given["method"] = check_choice(method, "training_method", TRAINING_METHODS)
+    return given
+
+
+def _angles(angles: Any, given: dict[str, Any]) -> Any:
+    """``angles`` for :class:`~bbqmis.solver.QuantumMISSolver`: a name, or a Training of ``given``."""
+    if isinstance(angles, str):
+        check_choice(angles, "angles", ANGLES)
+    if given and angles != "trained":
+        first = f"training_{next(iter(given))}"
+        raise InvalidParameterError(f"{first} needs angles='trained', got angles={angles!r}")
+    if angles == "trained":
+        from bbqmis.mis.training import Training
+
+        return Training(**given)
+    return angles
+
+
+def training_counters(solver: object) -> dict[str, Any]:
+    """``{"training": counters}`` of a solver's last call when it trained its angles, else ``{}``.
+
+    What a quantum step adds to its selection (:func:`clustagg.steps.aggregate`), so that
+    :meth:`clustagg.loop.LoopState.update` can total the training over the rounds.
+
+    Parameters
+    ----------
+    solver : callable
+        Any :class:`MWISSolver`; only a :class:`QAOASolver` with trained angles has counters.
+
+    Returns
+    -------
+    dict
+
+    Examples
+    --------
+    >>> training_counters(ExactSolver())
+    {}
+    >>> solver = QAOASolver("aer", angles="trained", training_evaluations=5)
+    >>> solver.last_training = {"training_problems": 1.0, "training_evaluations": 5.0}
+    >>> training_counters(solver)
+    {'training': {'training_problems': 1.0, 'training_evaluations': 5.0}}
+    """
+    counters = getattr(solver, "last_training", None)
+    return {} if counters is None else {"training": dict(counters)}
 
 
 #: Solvers by name; each value builds a solver from keyword options.

@@ -37,6 +37,7 @@ File formats
 from __future__ import annotations
 
 import os
+import sys
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -48,11 +49,11 @@ from backends.utils.validation import check_nonnegative
 from . import aggregate as agg
 from ._validation import check_round_seed
 from .clusterers import ALGORITHMS, draw_parameters, fit_labels
-from .environment import slurm_placement
+from .environment import seconds_from_env, slurm_placement
 from .errors import StepInputError
 from .loop import LoopState
-from .mpi import idle_barrier
-from .solvers import MWISSolver, solve
+from .mpi import WORKER_MODULE, idle_barrier
+from .solvers import MWISSolver, solve, training_counters
 from .step_files import (
     atomic_write,
     load_clusters,
@@ -73,6 +74,7 @@ __all__ = [
     "atomic_write",
     "cluster",
     "cluster_file",
+    "cluster_file_malleable",
     "idle_barrier",
     "load_clusters",
     "load_json",
@@ -173,6 +175,7 @@ def aggregate(
         "n_candidates": problem.num_nodes,
         "fallbacks": getattr(solver, "fallbacks", 0) - before,
         "seconds": time.perf_counter() - start,
+        **training_counters(solver),
     }
 
 
@@ -239,6 +242,78 @@ def cluster_file(
             "seconds": time.perf_counter() - start,
         }
         save_clusters(out, candidates, meta)
+
+
+def cluster_file_malleable(
+    X: NDArray[np.float64], seed: int, out: str | os.PathLike[str], nodes: int
+) -> list[str]:
+    """:func:`cluster_file` as a malleable step: grow to ``nodes`` nodes to cluster, shrink before writing.
+
+    Started on one process (the workflow's cluster step with ``CLUSTAGG_MALLEABLE_CLUSTER=1``:
+    a one-node Slurm job), it grows its Slurm job to ``nodes`` nodes with
+    :class:`~clustagg.reconfiguration.Reconfiguration`, which starts one worker
+    (``python -m clustagg._worker``) on each node added, as the malleable mode does; the three
+    clusterings run over them; then the workers leave and their nodes are returned before
+    ``out`` is written, so the step holds one node except while it clusters. A grow that
+    Slurm does not grant within ``CLUSTAGG_GROW_TIMEOUT`` seconds (default 30) gives up and
+    the step clusters with what it has; outside Slurm it clusters alone. The labels do not
+    depend on the number of processes. Resizes are logged on stderr (``clustagg: ...``).
+
+    Returns
+    -------
+    list of str
+        The node each process clustered on, rank 0's first (the nodes the job was granted
+        for its workers; each worker also reports its own ``SLURMD_NODENAME`` on stderr).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from clustagg.data import make_reference_points
+    >>> X = make_reference_points(300)
+    >>> with tempfile.TemporaryDirectory() as folder:  # outside Slurm: no node to add
+    ...     nodes = cluster_file_malleable(X, 4, f"{folder}/clusters.npz", nodes=3)
+    ...     candidates, meta = load_clusters(f"{folder}/clusters.npz", seed=4, n_samples=300)
+    >>> len(nodes), meta["processes"], candidates.labelings.shape
+    (1, 1, (3, 300))
+    """
+    from .node_pools import FixedNodes, NodePool, SlurmNodes
+    from .reconfiguration import Reconfiguration
+    from .slurm import SlurmAllocation
+
+    seed = check_round_seed(seed)
+    start = time.perf_counter()
+
+    def log(line: str) -> None:
+        print(f"clustagg: {line}", file=sys.stderr, flush=True)
+
+    job = os.environ.get("SLURM_JOB_ID")
+    pool: NodePool = FixedNodes([os.environ.get("SLURMD_NODENAME", "localhost")])
+    if job:
+        timeout = seconds_from_env("CLUSTAGG_GROW_TIMEOUT") or 30.0
+        partition = os.environ.get("SLURM_JOB_PARTITION", "")
+        pool = SlurmNodes(SlurmAllocation(job, partition, timeout, log=log))
+    folder = os.path.dirname(os.path.abspath(out))  # the workers' ready files: every node sees it
+    os.makedirs(folder, exist_ok=True)
+    worker = [sys.executable, "-m", WORKER_MODULE]
+    with Reconfiguration(worker, max_nodes=nodes, pool=pool, workdir=folder, log=log) as reconfiguration:
+        comm = reconfiguration.reconfigure()
+        assert comm is not None  # rank 0 never leaves
+        placed = pool.names()
+        if comm.size > 1:
+            comm.bcast((X, seed), root=0)
+        candidates = cluster(X, seed, comm if comm.size > 1 else None)
+        processes = comm.size
+        reconfiguration.reconfigure(nodes=1)  # the workers leave, then their nodes are returned
+    assert candidates is not None  # on rank 0
+    meta = {
+        "seed": seed,
+        "n_samples": len(X),
+        "parameters": draw_parameters(seed),
+        "seconds": time.perf_counter() - start,
+        "processes": processes,
+    }
+    save_clusters(out, candidates, meta)
+    return placed
 
 
 def aggregate_file(

@@ -21,6 +21,16 @@ sub-job of a chain, ``examples/slurm/cluster/clustagg_chain_step.sh``). With
 (:mod:`clustagg.hq`), as the reference application submits it. The result's
 ``quantum_step_on`` says which: ``hyperqueue``, ``qpu-partition`` (``srun`` on a partition or
 a component), or ``rank0`` (a local process, where ``--quantum-delay`` is slept).
+
+With ``CLUSTAGG_MALLEABLE_CLUSTER=1`` (``python -m clustagg workflow --malleable-cluster``) the
+cluster step is itself malleable (:func:`clustagg.steps.cluster_file_malleable`): it starts
+on one node (``srun --nodes=1``, or a local process) and grows its Slurm job to
+``cluster_processes`` nodes with :mod:`clustagg.reconfiguration` for the clusterings, a worker
+started by Slurm on each added node; the workers leave and the nodes are returned before the
+step ends and the quantum step starts. The step waits for one free node instead of
+``cluster_processes`` and holds the others only while it clusters; a grow Slurm does not grant
+within ``CLUSTAGG_GROW_TIMEOUT`` seconds clusters with fewer. Each step's stderr is kept in
+its round folder (``round-NNN/PHASE.log``: the resizes and the workers' nodes).
 """
 
 from __future__ import annotations
@@ -47,6 +57,7 @@ from .timeline import Timeline
 
 __all__ = [
     "StepCommands",
+    "malleable_cluster",
     "run_local",
     "run_step",
     "run_workflow",
@@ -84,6 +95,19 @@ class StepCommands:
     hetjob : bool
         Every step becomes ``srun`` on a component of the heterogeneous job it runs in
         (component 0 classical, 1 quantum) instead of on a partition.
+    malleable : bool
+        The cluster step starts on one node and grows to ``processes`` nodes
+        (``python -m clustagg cluster --grow-to processes``; no ``mpiexec``).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> import numpy as np
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     rounds = RoundFiles(Path(folder), np.eye(2), seed=0)
+    ...     commands = StepCommands(rounds, "exact", {}, LoopSettings(), 3, ("cpu", "qpu"), malleable=True)
+    ...     " ".join(commands.cluster(0)[:4]), commands.cluster(0)[-2:]
+    ('srun --partition=cpu --nodes=1 --ntasks=1', ['--grow-to', '3'])
     """
 
     rounds: RoundFiles
@@ -94,6 +118,7 @@ class StepCommands:
     partitions: tuple[str, str] | None = None
     hyperqueue: bool = False
     hetjob: bool = False
+    malleable: bool = False
 
     def __call__(self, i: int, phase: str) -> list[str]:
         """Command of ``phase`` of round ``i``."""
@@ -122,6 +147,9 @@ class StepCommands:
 
     def cluster(self, i: int) -> list[str]:
         """``[mpiexec -n p | srun ...] python -m clustagg cluster ...`` without ``--seed`` and ``--out``."""
+        if self.malleable:  # one node, grown to ``processes`` by the step itself
+            grow = ["--grow-to", str(self.processes)]
+            return [*self.srun(0, 1), *self.python, "cluster", "--points", str(self.rounds.points), *grow]
         launcher = self.srun(0, self.processes)  # Slurm's tasks are the MPI ranks
         if not launcher and self.processes > 1:
             launcher = ["mpiexec", "-n", str(self.processes)]
@@ -208,6 +236,35 @@ def srun_hetjob() -> bool:
     return text == "1"
 
 
+def malleable_cluster(flag: bool | None = None) -> bool:
+    """Whether the cluster step grows its own job: ``flag``, else ``CLUSTAGG_MALLEABLE_CLUSTER=1``.
+
+    Examples
+    --------
+    >>> import os
+    >>> from unittest import mock
+    >>> with mock.patch.dict(os.environ, {"CLUSTAGG_MALLEABLE_CLUSTER": "1"}):
+    ...     malleable_cluster(), malleable_cluster(False)
+    (True, False)
+
+    Raises
+    ------
+    InvalidParameterError
+        If the variable is set to anything but 0 or 1, or the answer is yes while
+        ``CLUSTAGG_SRUN_HETJOB=1`` is set too (a component of a heterogeneous job cannot grow).
+    """
+    text = os.environ.get("CLUSTAGG_MALLEABLE_CLUSTER", "0")
+    if text not in ("0", "1"):
+        raise InvalidParameterError(f"CLUSTAGG_MALLEABLE_CLUSTER must be 0 or 1, got {text!r}")
+    malleable = text == "1" if flag is None else flag
+    if malleable and os.environ.get("CLUSTAGG_SRUN_HETJOB", "0") == "1":
+        raise InvalidParameterError(
+            "a malleable cluster step needs steps that are jobs of their own; a component of "
+            "CLUSTAGG_SRUN_HETJOB=1 cannot grow"
+        )
+    return malleable
+
+
 def step_timeout() -> float | None:
     """Seconds after which a step is killed and rerun: ``CLUSTAGG_STEP_TIMEOUT``, unset for none.
 
@@ -231,11 +288,16 @@ def step_timeout() -> float | None:
 
 
 def run_local(
-    command: list[str], timeout: float | None = None, *, env: Mapping[str, str] | None = None
+    command: list[str],
+    timeout: float | None = None,
+    *,
+    env: Mapping[str, str] | None = None,
+    log: Path | None = None,
 ) -> str | None:
     """Run a step's command in a child process; None if it succeeded, else why it failed.
 
-    ``env`` is the child's environment (this process's by default).
+    ``env`` is the child's environment (this process's by default); what it printed on
+    stderr is written to ``log`` when given.
 
     Examples
     --------
@@ -251,6 +313,9 @@ def run_local(
         printed = exc.stderr.decode(errors="replace") if isinstance(exc.stderr, bytes) else exc.stderr
         reason = f"timed out after {timeout:g} s"
         return reason + (f"; it printed:\n{printed.strip()}" if printed else "")
+    if log is not None:
+        log.parent.mkdir(parents=True, exist_ok=True)
+        log.write_text(done.stderr)
     return None if done.returncode == 0 else done.stderr.strip()
 
 
@@ -294,6 +359,7 @@ def run_workflow(
     loop: LoopSettings,
     workdir: Path,
     processes: int,
+    malleable: bool | None = None,
 ) -> AggregationResult:
     """Run the loop as separate step commands passing files in ``workdir``.
 
@@ -310,7 +376,10 @@ def run_workflow(
     workdir : Path
         Run directory; rerunning on it resumes.
     processes : int
-        MPI processes of the cluster step.
+        MPI processes of the cluster step (nodes, for a malleable one).
+    malleable : bool, optional
+        Grow the cluster step from one node to ``processes`` (:func:`malleable_cluster`);
+        default ``CLUSTAGG_MALLEABLE_CLUSTER``.
 
     Returns
     -------
@@ -326,20 +395,21 @@ def run_workflow(
     """
     rounds = RoundFiles(workdir, X, seed)
     timeline = Timeline(floor=0)
-    partitions, hetjob = srun_partitions(), srun_hetjob()
+    partitions, hetjob, malleable = srun_partitions(), srun_hetjob(), malleable_cluster(malleable)
     timeout, server = step_timeout(), hq_server_dir()
-    if partitions is None and not hetjob and processes > 1 and shutil.which("mpiexec") is None:
+    if partitions is None and not (hetjob or malleable) and processes > 1 and shutil.which("mpiexec") is None:
         raise InvalidParameterError(
             f"cluster_processes={processes} needs mpiexec on PATH; use 1 to run serially"
         )
     hyperqueue = None if server is None else HyperQueueStep(server)
     commands = StepCommands(
-        rounds, solver, options, loop, processes, partitions, hyperqueue=hyperqueue is not None, hetjob=hetjob
+        rounds, solver, options, loop, processes, partitions, hyperqueue is not None, hetjob, malleable
     )
 
     def attempt(i: int, phase: str) -> Callable[[list[str], float | None], str | None]:
         if phase != "quantum" or hyperqueue is None:
-            return run_local
+            log = rounds.outputs(i)[phase].with_name(f"{phase}.log")
+            return lambda command, limit: run_local(command, limit, log=log)
         return lambda command, limit: hyperqueue(command, limit, rounds.outputs(i)[phase])
 
     def execute(phase: str) -> Callable[[int], None]:

@@ -468,3 +468,16 @@ def test_score_file_refuses_previous_labels_without_their_score(points_1000, one
     with pytest.raises(StepInputError) as caught:
         score(one_round, tmp_path, points_1000, previous_labels=labels)
     assert str(caught.value) == f"{labels}: the previous round's score is needed with it"
+
+
+def test_cluster_file_malleable_outside_slurm_clusters_alone_like_cluster_file(
+    points_1000, tmp_path, monkeypatch
+):
+    monkeypatch.delenv("SLURM_JOB_ID", raising=False)
+    nodes = steps.cluster_file_malleable(points_1000, 7, tmp_path / "new" / "m.npz", nodes=3)
+    steps.cluster_file(points_1000, 7, tmp_path / "c.npz")
+    grown, meta = steps.load_clusters(tmp_path / "new" / "m.npz", seed=7, n_samples=1000)
+    plain, _ = steps.load_clusters(tmp_path / "c.npz", seed=7, n_samples=1000)
+    assert nodes == ["localhost"] and meta["processes"] == 1
+    assert np.array_equal(grown.labelings, plain.labelings)
+    assert not list((tmp_path / "new").glob(".reconfiguration-*"))  # its ready folder is gone

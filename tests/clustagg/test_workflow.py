@@ -116,3 +116,58 @@ def test_workflow_equals_baseline(points_1000, tmp_path):
         ("quantum", 0),
         ("score", 1),
     ]
+
+
+def test_malleable_cluster_step_starts_on_one_node_and_grows_to_the_cluster_processes(rounds):
+    commands = workflow.StepCommands(rounds, "anneal", {}, LoopSettings(), 3, ("cpu", "qpu"), malleable=True)
+    command = commands(2, "cluster")
+    assert command[:4] == ["srun", "--partition=cpu", "--nodes=1", "--ntasks=1"]
+    args = parse(command[4:])
+    assert (args.command, args.grow_to, args.seed) == ("cluster", 3, 12)
+    local = workflow.StepCommands(rounds, "anneal", {}, LoopSettings(), 3, malleable=True)(2, "cluster")
+    assert local[: len(PYTHON)] == PYTHON and parse(local).grow_to == 3  # no mpiexec: it grows itself
+
+
+@pytest.mark.parametrize(
+    ("environ", "message"),
+    [
+        ({"CLUSTAGG_MALLEABLE_CLUSTER": "yes"}, "CLUSTAGG_MALLEABLE_CLUSTER must be 0 or 1, got 'yes'"),
+        (
+            {"CLUSTAGG_MALLEABLE_CLUSTER": "1", "CLUSTAGG_SRUN_HETJOB": "1"},
+            "a malleable cluster step needs steps that are jobs of their own; a component of "
+            "CLUSTAGG_SRUN_HETJOB=1 cannot grow",
+        ),
+    ],
+)
+def test_a_bad_malleable_cluster_setting_names_the_variable(environ, message, monkeypatch):
+    for name, value in environ.items():
+        monkeypatch.setenv(name, value)
+    with pytest.raises(InvalidParameterError) as error:
+        workflow.malleable_cluster()
+    assert str(error.value) == message
+
+
+def test_run_local_keeps_what_a_step_printed_in_its_log(tmp_path):
+    code = "import sys; print('grown to 3 node(s)', file=sys.stderr)"
+    assert workflow.run_local([sys.executable, "-c", code], log=tmp_path / "round" / "cluster.log") is None
+    assert (tmp_path / "round" / "cluster.log").read_text() == "grown to 3 node(s)\n"
+
+
+@pytest.mark.parametrize("by", ["environment", "argument"])
+def test_malleable_cluster_workflow_outside_slurm_equals_the_one_process_run(
+    points_1000, tmp_path, monkeypatch, by
+):
+    # outside Slurm the step has no node to add: it clusters alone, with the same labels
+    for name in ("SLURM_JOB_ID", "CLUSTAGG_SRUN_PARTITIONS", "CLUSTAGG_SRUN_HETJOB"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.delenv("CLUSTAGG_MALLEABLE_CLUSTER", raising=False)
+    if by == "environment":
+        monkeypatch.setenv("CLUSTAGG_MALLEABLE_CLUSTER", "1")
+    flag = {"malleable_cluster": True} if by == "argument" else {}
+    monkeypatch.setattr(shutil, "which", lambda name: None)  # no mpiexec needed
+    result = clustagg.run(points_1000, "workflow", "exact", 3, max_iter=1, workdir=tmp_path / "wf", **flag)
+    expected = clustagg.run(points_1000, "baseline", "exact", 3, max_iter=1)
+    assert result.labels.tolist() == expected.labels.tolist()
+    assert (tmp_path / "wf" / "round-000" / "cluster.log").exists()
+    _, meta = clustagg.steps.load_clusters(tmp_path / "wf" / "round-000" / "clusters.npz", seed=3)
+    assert meta["processes"] == 1
