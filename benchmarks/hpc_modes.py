@@ -495,7 +495,7 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument(
         "--contention-horizon",
         type=float,
-        help="part 3: seconds of tenants' arrivals (default 300, quick 60)",
+        help="part 3: seconds of tenants' arrivals (default 300, quick 45)",
     )
     parser.add_argument(
         "--contention-delay", type=float, help="part 3: quantum step under contention (default 60, quick 5)"
@@ -525,7 +525,7 @@ def parse_args() -> argparse.Namespace:
         "blocks": (4, 2),
         "classical": (8.0, 5.0),
         "latency": (6.0, 4.0),
-        "contention_horizon": (300.0, 60.0),
+        "contention_horizon": (300.0, 45.0),
         "contention_warmup": (30.0, 15.0),
         "contention_delay": (60.0, 5.0),
     }
