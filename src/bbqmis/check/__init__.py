@@ -17,24 +17,23 @@ lower bound's witness, a clique or a Mycielskian structure, against the graph al
 'ok: chromatic number 3 proved'
 """
 
-from .verify import (
-    DimacsGraph,
-    InvalidCertificate,
-    UnreadableInput,
-    check_certificate,
-    parse_dimacs,
-    read_certificate,
-    read_dimacs,
-    witness_bound,
-)
+from .dimacs import DimacsGraph, parse_dimacs, read_dimacs
+from .drat import ProofError, check_refutation
+from .errors import InvalidCertificate, UnreadableInput
+from .refutation import refutation_bound, refutation_formula
+from .verify import check_certificate, read_certificate, witness_bound
 
 __all__ = [
     "DimacsGraph",
     "InvalidCertificate",
+    "ProofError",
     "UnreadableInput",
     "check_certificate",
+    "check_refutation",
     "parse_dimacs",
     "read_certificate",
     "read_dimacs",
+    "refutation_bound",
+    "refutation_formula",
     "witness_bound",
 ]

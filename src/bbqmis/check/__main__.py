@@ -9,7 +9,9 @@ import argparse
 import sys
 from importlib.metadata import version
 
-from .verify import InvalidCertificate, UnreadableInput, check_certificate, read_certificate, read_dimacs
+from .dimacs import read_dimacs
+from .errors import InvalidCertificate, UnreadableInput
+from .verify import check_certificate, read_certificate
 
 PROG = "python -m bbqmis.check"
 

@@ -1,10 +1,11 @@
-"""The checks of ``python -m bbqmis.check``: a DIMACS reader, the colouring and the lower bound's witness.
+"""The checks of ``python -m bbqmis.check``: a certificate's graph, colouring and lower-bound witness.
 
 Everything here is written for the checker alone (standard library only), so that a bug of
 the solver cannot hide in code the check shares with it.
 
 Examples
 --------
+>>> from bbqmis.check.dimacs import parse_dimacs
 >>> graph = parse_dimacs(["c a 5-cycle", "p edge 5 5", "e 1 2", "e 2 3", "e 3 4", "e 4 5", "e 5 1"])
 >>> graph.vertices, graph.edges
 (5, 5)
@@ -14,162 +15,18 @@ Examples
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-from collections.abc import Iterable
-from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = [
-    "FORMAT",
-    "DimacsGraph",
-    "InvalidCertificate",
-    "UnreadableInput",
-    "check_certificate",
-    "parse_dimacs",
-    "read_certificate",
-    "read_dimacs",
-    "witness_bound",
-]
+from .dimacs import DimacsGraph
+from .errors import InvalidCertificate, UnreadableInput
+from .refutation import refutation_bound
+
+__all__ = ["FORMAT", "check_certificate", "read_certificate", "witness_bound"]
 
 #: The ``format`` of the certificates this checker reads (``version`` 1).
 FORMAT = "bbqmis-coloring-certificate"
-
-
-class UnreadableInput(Exception):
-    """A graph or certificate file that cannot be read or parsed (exit status 2).
-
-    Examples
-    --------
-    >>> str(UnreadableInput("g.col line 1: no header"))
-    'g.col line 1: no header'
-    """
-
-
-class InvalidCertificate(Exception):
-    """A certificate that does not prove what it claims (exit status 1).
-
-    Examples
-    --------
-    >>> str(InvalidCertificate("colouring is not proper"))
-    'colouring is not proper'
-    """
-
-
-@dataclass
-class DimacsGraph:
-    """A graph read by :func:`parse_dimacs`: vertices ``"1"..."n"``, adjacency sets, edge hash.
-
-    Examples
-    --------
-    >>> graph = parse_dimacs(["p edge 2 1", "e 1 2"])
-    >>> graph.adjacent("1", "2"), graph.adjacent("1", "1"), graph.names
-    (True, False, ['1', '2'])
-    """
-
-    vertices: int
-    neighbours: dict[str, set[str]] = field(default_factory=dict)
-
-    @property
-    def names(self) -> list[str]:
-        """The vertex names, ``"1"`` to ``"n"``."""
-        return [str(i) for i in range(1, self.vertices + 1)]
-
-    @property
-    def edges(self) -> int:
-        """The number of distinct edges."""
-        return sum(len(n) for n in self.neighbours.values()) // 2
-
-    @property
-    def sha256(self) -> str:
-        r"""SHA-256 of the sorted lines ``"a b\n"`` (``a < b`` as strings), one per edge."""
-        lines = sorted(f"{a} {b}\n" for a, near in self.neighbours.items() for b in near if a < b)
-        return hashlib.sha256("".join(lines).encode()).hexdigest()
-
-    def adjacent(self, a: str, b: str) -> bool:
-        """Whether ``a`` and ``b`` are joined by an edge.
-
-        Examples
-        --------
-        >>> parse_dimacs(["p edge 3 1", "e 3 1"]).adjacent("1", "3")
-        True
-        """
-        return b in self.neighbours.get(a, ())
-
-
-def parse_dimacs(lines: Iterable[str], source: str = "<lines>") -> DimacsGraph:
-    """Parse ``c`` comments, one ``p edge N M`` (or ``p col``) header and ``e U V`` lines.
-
-    Raises
-    ------
-    UnreadableInput
-        Naming ``source`` and the line.
-
-    Examples
-    --------
-    >>> parse_dimacs(["e 1 2"], "g.col")
-    Traceback (most recent call last):
-    ...
-    bbqmis.check.verify.UnreadableInput: g.col line 1: an edge before the 'p edge N M' header
-    """
-    graph: DimacsGraph | None = None
-    for number, line in enumerate(lines, 1):
-        words = line.split()
-        if not words or words[0] == "c":
-            continue
-        where = f"{source} line {number}"
-        if words[0] == "p":
-            if graph is not None or len(words) != 4 or words[1] not in ("edge", "col"):
-                raise UnreadableInput(f"{where}: expected one header 'p edge N M', got {line.strip()!r}")
-            graph = DimacsGraph(_number(words[2], where))
-            graph.neighbours = {name: set() for name in graph.names}
-        elif words[0] == "e":
-            if graph is None:
-                raise UnreadableInput(f"{where}: an edge before the 'p edge N M' header")
-            _add_edge(graph, words, where)
-        else:
-            raise UnreadableInput(f"{where}: expected a 'c', 'p' or 'e' line, got {line.strip()[:40]!r}")
-    if graph is None:
-        raise UnreadableInput(f"{source}: no 'p edge N M' header")
-    return graph
-
-
-def _number(word: str, where: str) -> int:
-    if not word.isdigit() or len(word) > 9:
-        raise UnreadableInput(f"{where}: expected a vertex count or number, got {word!r}")
-    return int(word)
-
-
-def _add_edge(graph: DimacsGraph, words: list[str], where: str) -> None:
-    if len(words) != 3:
-        raise UnreadableInput(f"{where}: expected 'e U V'")
-    a, b = (str(_number(word, where)) for word in words[1:])
-    for vertex in (a, b):
-        if vertex not in graph.neighbours:
-            raise UnreadableInput(f"{where}: vertex {vertex} is not in 1..{graph.vertices}")
-    if a == b:
-        raise UnreadableInput(f"{where}: a self-loop at vertex {a}: no colouring exists")
-    graph.neighbours[a].add(b)
-    graph.neighbours[b].add(a)
-
-
-def read_dimacs(path: str | os.PathLike) -> DimacsGraph:
-    """Read a DIMACS ``.col`` file (see :func:`parse_dimacs`).
-
-    Examples
-    --------
-    >>> read_dimacs("no/such/file.col")
-    Traceback (most recent call last):
-    ...
-    bbqmis.check.verify.UnreadableInput: no/such/file.col: cannot read the graph: No such file or directory
-    """
-    try:
-        with open(path, encoding="utf-8") as file:
-            return parse_dimacs(file, os.fspath(path))
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = getattr(exc, "strerror", None) or exc
-        raise UnreadableInput(f"{os.fspath(path)}: cannot read the graph: {reason}") from None
 
 
 def read_certificate(path: str | os.PathLike) -> dict[str, Any]:
@@ -180,7 +37,7 @@ def read_certificate(path: str | os.PathLike) -> dict[str, Any]:
     >>> read_certificate("no/such/cert.json")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    bbqmis.check.verify.UnreadableInput: no/such/cert.json: cannot read the certificate: No such file ...
+    bbqmis.check.errors.UnreadableInput: no/such/cert.json: cannot read the certificate: No such file ...
     """
     where = os.fspath(path)
     try:
@@ -228,14 +85,15 @@ def _check_coloring(graph: DimacsGraph, coloring: Any, k: int) -> None:
 
 
 def witness_bound(graph: DimacsGraph, witness: Any) -> int:
-    """Check a clique or Mycielskian witness against ``graph``; the bound on the chromatic number it proves.
+    """Check a clique, Mycielskian or refutation witness against ``graph``; the bound on ``chi`` it proves.
 
     A clique of ``q`` vertices proves ``q``. Each Mycielskian level proves one more: with
     ``H`` the structure so far (the clique, then the edges the levels added), every vertex
     ``v`` of ``H`` needs a shadow ``u_v`` adjacent in the graph to ``w`` and to every
     neighbour of ``v`` in ``H``; ``H`` then gains those edges. Colour ``H`` plus the level
     with ``c`` colours, ``w`` with colour ``a``: recolouring every ``v`` of colour ``a`` with
-    the colour of ``u_v`` colours ``H`` with ``c - 1``, so ``chi`` grew by one.
+    the colour of ``u_v`` colours ``H`` with ``c - 1``, so ``chi`` grew by one. A
+    refutation is checked by :func:`bbqmis.check.refutation.refutation_bound`.
 
     Raises
     ------
@@ -244,14 +102,19 @@ def witness_bound(graph: DimacsGraph, witness: Any) -> int:
 
     Examples
     --------
+    >>> from bbqmis.check.dimacs import parse_dimacs
     >>> graph = parse_dimacs(["p edge 3 2", "e 1 2", "e 2 3"])
     >>> witness_bound(graph, {"kind": "clique", "bound": 2, "clique": ["1", "3"]})
     Traceback (most recent call last):
     ...
-    bbqmis.check.verify.InvalidCertificate: clique: vertices 1 and 3 are not adjacent
+    bbqmis.check.errors.InvalidCertificate: clique: vertices 1 and 3 are not adjacent
     """
+    if isinstance(witness, dict) and witness.get("kind") == "refutation":
+        return refutation_bound(graph, witness)
     if not isinstance(witness, dict) or witness.get("kind") not in ("clique", "mycielski"):
-        raise InvalidCertificate("a lower-bound witness must be an object of kind 'clique' or 'mycielski'")
+        raise InvalidCertificate(
+            "a lower-bound witness must be an object of kind 'clique', 'mycielski' or 'refutation'"
+        )
     clique = witness.get("clique")
     if not isinstance(clique, list) or not clique or len(set(map(str, clique))) != len(clique):
         raise InvalidCertificate("the witness's 'clique' must be a non-empty list of distinct vertices")
@@ -309,6 +172,7 @@ def check_certificate(graph: DimacsGraph, certificate: dict[str, Any]) -> str:
 
     Examples
     --------
+    >>> from bbqmis.check.dimacs import parse_dimacs
     >>> graph = parse_dimacs(["p edge 3 2", "e 1 2", "e 2 3"])
     >>> certificate = {"graph": {"vertices": 3, "edges": 2, "edges_sha256": graph.sha256},
     ...     "coloring": {"1": 0, "2": 1, "3": 0}, "num_colors": 2, "lower_bound": 2}
@@ -318,7 +182,7 @@ def check_certificate(graph: DimacsGraph, certificate: dict[str, Any]) -> str:
     >>> check_certificate(graph, certificate)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    bbqmis.check.verify.InvalidCertificate: the colouring is not proper: adjacent vertices 2 and 3 share ...
+    bbqmis.check.errors.InvalidCertificate: the colouring is not proper: adjacent vertices 2 and 3 share ...
     """
     _check_graph(graph, certificate.get("graph"))
     k = _integer(certificate.get("num_colors"), "'num_colors'")

@@ -178,7 +178,7 @@ def _run(args: argparse.Namespace, stop: StopRequest) -> int:
         result = dataclasses.replace(
             result, stopped="interrupted", stats={**result.stats, "stop_reason": "interrupted"}
         )
-    status = _write_result(result, args, graph)
+    status = _write_result(result, args, graph, _seconds_left(args.time_limit, started))
     if args.plot is not None:
         status = max(status, _write_plot(graph, result, history, args.plot))
     return status
@@ -355,13 +355,20 @@ def _internal_failure(exc: Exception, args: argparse.Namespace, graph: nx.Graph)
     return 1
 
 
-def _write_result(result: ColoringResult, args: argparse.Namespace, graph: nx.Graph) -> int:
-    """Write ``--json`` and ``--certificate`` (atomically, first: stdout may be closed), then the table."""
+def _write_result(
+    result: ColoringResult, args: argparse.Namespace, graph: nx.Graph, seconds_left: float | None = None
+) -> int:
+    """Write ``--json`` and ``--certificate`` (atomically, first: stdout may be closed), then the table.
+
+    ``seconds_left`` is what ``--time-limit`` leaves (None: no limit); a certificate's SAT
+    refutation takes at most that, or :data:`~bbqmis.coloring.certificate.WITNESS_SECONDS`
+    if that is more.
+    """
     from .report import format_result
 
     if args.json is not None and not _write_json(args.json, "--json", "the result", result.to_json()):
         return 1
-    if args.certificate is not None and not _write_certificate(result, args.certificate, graph):
+    if args.certificate is not None and not _write_certificate(result, args, graph, seconds_left):
         return 1
     try:
         print(format_result(result, graph, args.sampler, args.backend if args.sampler == "qaoa" else None))
@@ -371,12 +378,16 @@ def _write_result(result: ColoringResult, args: argparse.Namespace, graph: nx.Gr
     return 0
 
 
-def _write_certificate(result: ColoringResult, path: Path, graph: nx.Graph) -> bool:
+def _write_certificate(
+    result: ColoringResult, args: argparse.Namespace, graph: nx.Graph, seconds_left: float | None
+) -> bool:
     """Build and write ``--certificate``; a failure is one line on stderr (the result stands)."""
-    from .certificate import build_certificate
+    from .certificate import WITNESS_SECONDS, build_certificate
 
+    path = args.certificate
+    budget = math.inf if seconds_left is None else max(seconds_left, WITNESS_SECONDS)
     try:
-        document = build_certificate(graph, result)
+        document = build_certificate(graph, result, refutation_seconds=budget, memory_gb=args.memory_limit)
     except Exception as exc:  # a result that does not colour the graph it came with: a bug, said in one line
         reason = " ".join(f"{type(exc).__name__}: {exc}".split())
         print(f"bbqmis: error: --certificate {path}: cannot build the certificate: {reason}", file=sys.stderr)

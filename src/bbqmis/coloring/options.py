@@ -322,8 +322,9 @@ def _add_run_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         metavar="FILE",
         help="write a certificate of the result as JSON to FILE: the graph's size and edge hash, the "
-        "colouring and a witness of the lower bound (a clique or a Mycielskian structure), checked by "
-        "python -m bbqmis.check GRAPH FILE without bbqmis's solver",
+        "colouring and a witness of the lower bound (a clique, a Mycielskian structure, or a SAT "
+        "refutation with its DRAT proof), checked by python -m bbqmis.check GRAPH FILE without "
+        "bbqmis's solver",
     )
     parser.add_argument(
         "--seed", type=integer(0, MAX_SEED), default=None, help="makes a simulator run reproducible"

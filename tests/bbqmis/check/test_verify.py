@@ -1,4 +1,4 @@
-"""The checker's own checks: graph identity, proper colouring, clique and Mycielskian witnesses."""
+"""The checker's own checks: graph identity, proper colouring, and the lower bound's witnesses."""
 
 import pytest
 
@@ -19,6 +19,11 @@ def check(path, certificate):
         ("queen5_5", "clique", "ok: chromatic number 5 proved"),
         ("anna", "clique", "ok: chromatic number 11 proved"),
         ("1-FullIns_3", "mycielski", "ok: chromatic number 4 proved"),
+        ("mug88_1", "refutation", "ok: chromatic number 4 proved"),
+        ("2-Insertions_3", "refutation", "ok: chromatic number 4 proved"),
+        ("DSJC125.1", "refutation", "ok: chromatic number 5 proved"),
+        ("queen6_6", "refutation", "ok: chromatic number 7 proved"),
+        ("queen8_8", "refutation", "ok: chromatic number 9 proved"),
     ],
 )
 def test_certificates_of_runs_on_bundled_graphs_verify(certificate_of, name, kind, line):

@@ -61,18 +61,26 @@ def test_the_command_line_writes_a_certificate_the_checker_accepts(tmp_path, cap
 
 
 @pytest.mark.timeout(120)
-def test_a_bound_from_sat_is_stated_as_uncertified(tmp_path):
+def test_a_bound_from_sat_comes_with_its_refutation_which_the_checker_accepts(tmp_path):
     graph, cert = tmp_path / "c7bar.col", tmp_path / "c7bar.cert"
     graph.write_text("\n".join(dimacs(nx.complement(nx.cycle_graph(7)))) + "\n")  # chi 4, cliques of 3
     assert main([str(graph), "--sampler", "exact", "--quiet", "--certificate", str(cert)]) == 0
     document = json.loads(cert.read_text())
-    assert document["optimal"] is True and document["lower_bound_certificate"] is None
-    assert document["lower_bound_note"].startswith("the lower bound 4 was proved by sat")
-    assert document["weaker_certificate"]["bound"] == 3
+    witness = document["lower_bound_certificate"]
+    assert document["optimal"] is True and document["num_colors"] == 4
+    assert (witness["kind"], witness["bound"], witness["colors"]) == ("refutation", 4, 3)
+    assert len(witness["fixed"]) == 3 and witness["proof"].splitlines().count("0") >= 1
     checked = run_check(graph, cert)
-    assert checked.returncode == 0
-    line = "ok: colouring with 4 colours, lower bound 3 (the claimed lower bound 4 is not certified)"
-    assert checked.stdout == line + "\n"
+    assert (checked.returncode, checked.stdout) == (0, "ok: chromatic number 4 proved\n")
+
+
+@pytest.mark.timeout(60)
+def test_without_time_for_a_refutation_the_bound_is_stated_as_uncertified():
+    graph = nx.complement(nx.cycle_graph(7))
+    document = build_certificate(graph, color_graph(graph, "exact"), refutation_seconds=0)
+    assert document["optimal"] is True and document["lower_bound_certificate"] is None
+    assert document["lower_bound_note"].startswith("the lower bound 4 was proved by sat, and no SAT")
+    assert document["weaker_certificate"]["bound"] == 3
 
 
 @pytest.mark.timeout(60)

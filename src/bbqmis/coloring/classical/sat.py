@@ -25,6 +25,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +37,7 @@ from backends.utils.validation import check_nonnegative_int
 
 from .dsatur_exact import ExactColoring
 
-__all__ = ["MAX_SAT_CLAUSES", "sat_clauses", "sat_coloring"]
+__all__ = ["MAX_SAT_CLAUSES", "Refutation", "sat_clauses", "sat_coloring", "sat_refutation"]
 
 #: Largest encoding :func:`sat_coloring` is used for (clauses at the incumbent's colours):
 #: CaDiCaL holds about 100 bytes per binary clause, so this stays under a few hundred MB
@@ -126,16 +127,8 @@ def sat_coloring(
     n = matrix.shape[0]
     upper = int(colors.max()) + 1 if n else 0
     lower = max(check_nonnegative_int(lower, "lower"), len(clique), 1 if n else 0)
-    problem = {
-        "n": n,
-        "edges": np.column_stack([matrix.row, matrix.col]).tolist(),
-        "clique": [int(v) for v in clique],
-        "upper": upper,
-        "lower": lower,
-        "memory_bytes": int((memory_gb or _DEFAULT_MEMORY_BYTES / 1e9) * 1e9),
-        "solver": solver,
-        "implied": bool(implied),
-    }
+    problem = _problem(matrix, clique, upper=upper, lower=lower, memory_gb=memory_gb, implied=implied)
+    problem["solver"] = solver
     answers, stopped = _run_worker(problem, deadline, stop) if upper > lower else ([], None)
     best, proven = colors, lower
     for answer in answers:
@@ -146,6 +139,95 @@ def sat_coloring(
     num_colors = int(best.max()) + 1 if n else 0
     optimal = num_colors <= proven
     return ExactColoring(best, num_colors, proven, optimal, len(answers), None if optimal else stopped)
+
+
+@dataclass(frozen=True)
+class Refutation:
+    """A proof that a graph has no k-colouring: the formula CaDiCaL refuted and its DRAT proof.
+
+    The formula is :func:`~bbqmis.coloring.classical.sat_worker.encode`'s (vertex ``v``
+    in colour ``c`` is variable ``v * k + c + 1``, the vertices of ``clique`` fixed to
+    colours ``0, 1, ...``) with the clauses of ``implied``
+    (:func:`~bbqmis.coloring.classical.sat_worker.redundant_structure`: ``cliques``,
+    ``merges`` as ``[u, v, j]``, ``at_most_one``).
+
+    Attributes
+    ----------
+    k : int
+        The colours refuted: the chromatic number is at least ``k + 1``.
+    clique : list of int
+    implied : dict
+    proof : str
+        DRAT text, a line per clause added (``... 0``) or deleted (``d ... 0``).
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> refutation = sat_refutation(nx.to_scipy_sparse_array(nx.complete_graph(4)), 3, clique=[0, 1, 2])
+    >>> refutation.k, "0" in refutation.proof.splitlines()  # the empty clause is derived
+    (3, True)
+    """
+
+    k: int
+    clique: list[int]
+    implied: dict[str, Any]
+    proof: str
+
+
+def sat_refutation(
+    adjacency: Any,
+    k: int,
+    *,
+    clique: Sequence[int] = (),
+    deadline: float = math.inf,
+    memory_gb: float | None = None,
+    implied: bool = True,
+) -> Refutation | None:
+    """A DRAT proof that ``adjacency`` has no ``k``-colouring, or None (it has one, or time ran out).
+
+    Parameters
+    ----------
+    adjacency : scipy.sparse matrix of shape (n, n)
+        Symmetric adjacency matrix (nonzero = edge), zero diagonal.
+    k : int
+        The colours asked for (at least 1 and at least ``len(clique)``).
+    clique, deadline, memory_gb, implied
+        As for :func:`sat_coloring`.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> cycle = nx.to_scipy_sparse_array(nx.cycle_graph(5))
+    >>> sat_refutation(cycle, 2, clique=[0, 1]).k, sat_refutation(cycle, 3, clique=[0, 1])
+    (2, None)
+    """
+    n = adjacency.shape[0]
+    matrix, _, members = _checked(adjacency, np.arange(n), clique)  # n colours: always proper
+    if not 1 <= k or k < len(members):
+        raise InvalidParameterError(f"k must be at least 1 and the clique's size {len(members)}, got {k}")
+    with tempfile.TemporaryDirectory(prefix="bbqmis-proof-") as folder:
+        proof = Path(folder) / "proof.drat"
+        problem = _problem(matrix, members, upper=k + 1, lower=k, memory_gb=memory_gb, implied=implied)
+        answers, _ = _run_worker({**problem, "proof": str(proof)}, deadline, None)
+        if not answers or answers[-1]["sat"] or not proof.exists():
+            return None
+        return Refutation(k, members, answers[-1]["implied"], proof.read_text(encoding="ascii"))
+
+
+def _problem(
+    matrix: Any, clique: list[int], *, upper: int, lower: int, memory_gb: float | None, implied: bool
+) -> dict[str, Any]:
+    """The worker's problem (see :mod:`bbqmis.coloring.classical.sat_worker`)."""
+    return {
+        "n": matrix.shape[0],
+        "edges": np.column_stack([matrix.row, matrix.col]).tolist(),
+        "clique": clique,
+        "upper": upper,
+        "lower": lower,
+        "memory_bytes": int((memory_gb or _DEFAULT_MEMORY_BYTES / 1e9) * 1e9),
+        "solver": "cadical195",
+        "implied": bool(implied),
+    }
 
 
 def _checked(adjacency: Any, initial: Any, clique: Sequence[int]) -> tuple[Any, np.ndarray, list[int]]:

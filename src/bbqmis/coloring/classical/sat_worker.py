@@ -7,10 +7,12 @@ and PySAT.
 
 Protocol: one JSON object on stdin, ``{"n", "edges", "clique", "upper", "lower",
 "memory_bytes", "solver"}`` and optionally ``"implied"`` (default true: add
-:func:`redundant_clauses`); then one JSON line on stdout per colour count tried, from
+:func:`redundant_clauses`) and ``"proof"`` (a file path: log a DRAT proof, and write the
+proof of the refutation there); then one JSON line on stdout per colour count tried, from
 ``upper - 1`` down: ``{"k": k, "sat": true, "colors": [...]}`` (a proper colouring with
 at most ``k`` colours) or ``{"k": k, "sat": false}`` (none exists, so the chromatic
-number is ``k + 1``), after which the worker exits.
+number is ``k + 1``; with ``"proof"``, also ``"implied"``: the :func:`redundant_structure`
+the refuted formula had), after which the worker exits.
 
 The encoding is the plain assignment model: a Boolean per vertex and colour, a clause
 "some colour" per vertex, a clause "not both" per edge and colour, and the vertices of a
@@ -30,7 +32,7 @@ import resource
 import signal
 import sys
 from collections.abc import Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from types import ModuleType
@@ -58,31 +60,53 @@ def encode(n: int, edges: Sequence[Sequence[int]], clique: Sequence[int], k: int
         yield [v * k + c + 1]
 
 
-def redundant_clauses(
+def redundant_structure(
     n: int, edges: Sequence[Sequence[int]], clique: Sequence[int], k: int
-) -> Iterator[list[int]]:
+) -> dict[str, Any]:
+    """What :func:`redundant_clauses` adds: ``{"cliques", "merges", "at_most_one"}``.
+
+    Only for the question at the clique bound (``k`` at most the size of ``clique``): the
+    cliques of ``k`` vertices and the merges they force
+    (:func:`bbqmis.coloring.classical.zykov.implied_structure`), and "at most one colour"
+    per vertex when those clauses are no more than the edges' ones (``k - 1 <=`` the mean
+    degree). Other questions get none (docs/howto/exact-coloring.md says why). A
+    certificate of a refutation carries this structure, so that a checker can rebuild the
+    formula and see why each clause holds in every k-colouring.
+
+    Examples
+    --------
+    >>> redundant_structure(3, [(0, 1), (1, 2), (0, 2)], [0, 1, 2], 3)
+    {'cliques': [[2, 1, 0]], 'merges': [], 'at_most_one': True}
+    >>> redundant_structure(3, [(0, 1), (1, 2), (0, 2)], [0, 1, 2], 4)["cliques"]  # above the clique bound
+    []
+    """
+    if k > len(clique):
+        return {"cliques": [], "merges": [], "at_most_one": False}
+    cliques, merges = _zykov().implied_structure(n, edges, k)
+    return {
+        "cliques": cliques,
+        "merges": [list(merge) for merge in merges],
+        "at_most_one": bool(n and k - 1 <= 2 * len(edges) / n),
+    }
+
+
+def redundant_clauses(structure: dict[str, Any], n: int, k: int) -> Iterator[list[int]]:
     """Clauses that every k-colouring satisfies (in :func:`encode`'s variables), to speed the solver.
 
-    Only for the question at the clique bound (``k`` at most the size of ``clique``):
-    :func:`bbqmis.coloring.classical.zykov.implied_clauses`, and "at most one colour" per
-    vertex when those clauses are no more than the edges' ones (``k - 1 <=`` the mean
-    degree). Other questions get none (docs/howto/exact-coloring.md says why).
+    ``structure`` is :func:`redundant_structure`'s: every colour on each of its cliques,
+    the merges, and "at most one colour" per vertex if it says so.
 
     Examples
     --------
     >>> triangle = [(0, 1), (1, 2), (0, 2)]
-    >>> clauses = list(redundant_clauses(3, triangle, [0, 1, 2], 3))
+    >>> clauses = list(redundant_clauses(redundant_structure(3, triangle, [0, 1, 2], 3), 3, 3))
     >>> [-1, -2] in clauses  # vertex 0 does not take both colours 0 and 1
     True
     >>> [7, 4, 1] in clauses  # colour 0 appears on the triangle
     True
-    >>> list(redundant_clauses(3, triangle, [0, 1, 2], 4))  # above the clique bound
-    []
     """
-    if k > len(clique):
-        return
-    yield from _zykov().implied_clauses(n, edges, k)
-    if n and k - 1 <= 2 * len(edges) / n:
+    yield from _zykov().implied_clauses(structure["cliques"], structure["merges"], k)
+    if structure["at_most_one"]:
         for v in range(n):
             for a in range(k):
                 for b in range(a + 1, k):
@@ -138,18 +162,30 @@ def main() -> None:
     from pysat.solvers import Solver
 
     n, edges, clique = int(problem["n"]), problem["edges"], problem["clique"]
-    implied = bool(problem.get("implied", True))
+    implied, proof = bool(problem.get("implied", True)), problem.get("proof")
     for k in range(int(problem["upper"]) - 1, int(problem["lower"]) - 1, -1):
-        with Solver(name=problem["solver"], bootstrap_with=encode(n, edges, clique, k)) as solver:
-            if implied:
-                solver.append_formula(redundant_clauses(n, edges, clique, k))
+        structure = redundant_structure(n, edges, clique, k) if implied else None
+        with Solver(
+            name=problem["solver"], bootstrap_with=encode(n, edges, clique, k), with_proof=bool(proof)
+        ) as solver:
+            if structure is not None:
+                solver.append_formula(redundant_clauses(structure, n, k))
             sat = bool(solver.solve())
             line: dict[str, object] = {"k": k, "sat": sat}
             if sat:
                 line["colors"] = decode(solver.get_model(), n, k)
+            elif proof:
+                _write_proof(proof, solver.get_proof())
+                line["implied"] = structure or {"cliques": [], "merges": [], "at_most_one": False}
         print(json.dumps(line), flush=True)
         if not sat:
             return
+
+
+def _write_proof(path: str, lines: list[str]) -> None:
+    """Write the solver's DRAT proof, a line per clause, to ``path``."""
+    with open(path, "w", encoding="ascii") as file:
+        file.writelines(line + "\n" for line in lines)
 
 
 if __name__ == "__main__":

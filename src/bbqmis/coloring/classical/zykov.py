@@ -32,7 +32,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-__all__ = ["MAX_CLIQUES", "MAX_STEPS", "forced_merges", "implied_clauses", "k_cliques", "neighbour_bitsets"]
+__all__ = [
+    "MAX_CLIQUES",
+    "MAX_STEPS",
+    "forced_merges",
+    "implied_clauses",
+    "implied_structure",
+    "k_cliques",
+    "neighbour_bitsets",
+]
 
 #: Most cliques of size k that :func:`k_cliques` returns: each gives k clauses of k literals.
 MAX_CLIQUES = 10_000
@@ -108,21 +116,22 @@ def k_cliques(
     return found
 
 
-def forced_merges(neighbours: Sequence[int], cliques: Sequence[Sequence[int]]) -> list[tuple[int, int]]:
-    """Pairs ``(u, v)`` equal in colour in every colouring with as many colours as each clique has.
+def forced_merges(neighbours: Sequence[int], cliques: Sequence[Sequence[int]]) -> list[tuple[int, int, int]]:
+    """Triples ``(u, v, j)``: ``u`` and ``v`` share a colour in every ``len(cliques[j])``-colouring.
 
-    ``v`` is outside the clique and adjacent to all of it but ``u``, so the one colour the
-    clique leaves ``v`` is ``u``'s. A pair of adjacent vertices (``v`` adjacent to the
-    whole clique, ``u`` included) means no such colouring exists.
+    ``v`` is outside ``cliques[j]`` and adjacent to all of it but ``u``, so the one colour
+    the clique leaves ``v`` is ``u``'s. A pair of adjacent vertices (``v`` adjacent to the
+    whole clique, ``u`` included) means no such colouring exists. Each pair comes once,
+    with the first clique that forces it.
 
     Examples
     --------
     >>> # a triangle 0-1-2, and 3 adjacent to 1 and 2: with 3 colours, 3 takes 0's colour
     >>> forced_merges(neighbour_bitsets(4, [(0, 1), (1, 2), (0, 2), (1, 3), (2, 3)]), [[0, 1, 2]])
-    [(0, 3)]
+    [(0, 3, 0)]
     """
-    pairs: set[tuple[int, int]] = set()
-    for clique in cliques:
+    pairs: dict[tuple[int, int], int] = {}
+    for j, clique in enumerate(cliques):
         members = sum(1 << v for v in clique)
         for u in clique:
             common = -1
@@ -133,18 +142,14 @@ def forced_merges(neighbours: Sequence[int], cliques: Sequence[Sequence[int]]) -
             while common:
                 v = common.bit_length() - 1
                 common ^= 1 << v
-                pairs.add((u, v))
-    return sorted(pairs)
+                pairs.setdefault((u, v), j)
+    return sorted((u, v, j) for (u, v), j in pairs.items())
 
 
-def implied_clauses(
+def implied_structure(
     n: int, edges: Sequence[Sequence[int]], k: int, *, max_cliques: int = MAX_CLIQUES
-) -> Iterator[list[int]]:
-    """Clauses true in every k-colouring: each k-clique shows every colour, and the Zykov merges.
-
-    Variables are those of the assignment encoding
-    (:func:`~bbqmis.coloring.classical.sat_worker.encode`): ``v * k + c + 1`` is true when
-    vertex ``v`` takes colour ``c``.
+) -> tuple[list[list[int]], list[tuple[int, int, int]]]:
+    """The cliques of ``k`` vertices (:func:`k_cliques`) and the merges they force (:func:`forced_merges`).
 
     Parameters
     ----------
@@ -154,29 +159,53 @@ def implied_clauses(
     k : int
         The colours of the question.
     max_cliques : int, default=MAX_CLIQUES
-        Most cliques used (:func:`k_cliques`).
+        Most cliques used.
+
+    Examples
+    --------
+    >>> implied_structure(4, [(0, 1), (1, 2), (0, 2), (1, 3), (2, 3)], 3)
+    ([[3, 2, 1], [2, 1, 0]], [(0, 3, 1), (3, 0, 0)])
+    """
+    neighbours = neighbour_bitsets(n, edges)
+    cliques = k_cliques(neighbours, k, max_cliques=max_cliques)
+    return cliques, forced_merges(neighbours, cliques)
+
+
+def implied_clauses(
+    cliques: Sequence[Sequence[int]], merges: Sequence[Sequence[int]], k: int
+) -> Iterator[list[int]]:
+    """Clauses true in every k-colouring: each k-clique shows every colour, and the Zykov merges.
+
+    Variables are those of the assignment encoding
+    (:func:`~bbqmis.coloring.classical.sat_worker.encode`): ``v * k + c + 1`` is true when
+    vertex ``v`` takes colour ``c``.
+
+    Parameters
+    ----------
+    cliques : sequence of sequences of int
+        Cliques of ``k`` vertices (:func:`implied_structure`).
+    merges : sequence of (u, v, j)
+        Merges (:func:`forced_merges`); ``j`` is not used here.
+    k : int
+        The colours of the question.
 
     Yields
     ------
     list of int
-        For each clique ``C`` of ``k`` vertices and colour ``c``, ``OR(x[v, c] for v in C)``;
-        for each merge ``(u, v)`` (:func:`forced_merges`) and colour ``c``,
-        ``-x[u, c] OR x[v, c]`` and ``x[u, c] OR -x[v, c]``.
+        For each clique ``C`` and colour ``c``, ``OR(x[v, c] for v in C)``; for each merge
+        ``(u, v, j)`` and colour ``c``, ``-x[u, c] OR x[v, c]`` and ``x[u, c] OR -x[v, c]``.
 
     Examples
     --------
-    >>> sorted(map(sorted, implied_clauses(2, [(0, 1)], 2)))  # the edge: both colours on it
+    >>> sorted(map(sorted, implied_clauses([[1, 0]], [], 2)))  # an edge: both colours on it
     [[1, 3], [2, 4]]
-    >>> triangle_and_3 = [(0, 1), (1, 2), (0, 2), (1, 3), (2, 3)]
-    >>> [-1, 10] in list(implied_clauses(4, triangle_and_3, 3))  # x[0, 0] -> x[3, 0]
+    >>> [-1, 10] in list(implied_clauses([[0, 1, 2]], [(0, 3, 0)], 3))  # x[0, 0] -> x[3, 0]
     True
     """
-    neighbours = neighbour_bitsets(n, edges)
-    cliques = k_cliques(neighbours, k, max_cliques=max_cliques)
     for clique in cliques:
         for c in range(k):
             yield [v * k + c + 1 for v in clique]
-    for u, v in forced_merges(neighbours, cliques):
+    for u, v, _ in merges:
         for c in range(k):
             yield [-(u * k + c + 1), v * k + c + 1]
             yield [u * k + c + 1, -(v * k + c + 1)]

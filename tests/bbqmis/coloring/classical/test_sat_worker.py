@@ -62,8 +62,9 @@ def test_every_colouring_satisfies_the_redundant_clauses():
     edges = list(graph.edges)
     clique = [0, 2, 5]
     assert all(graph.has_edge(a, b) for a, b in itertools.combinations(clique, 2))
-    assert list(sat_worker.redundant_clauses(8, edges, clique, 4)) == []  # above the clique bound
-    clauses = list(sat_worker.redundant_clauses(8, edges, clique, 3))
+    above = sat_worker.redundant_structure(8, edges, clique, 4)  # above the clique bound: nothing
+    assert list(sat_worker.redundant_clauses(above, 8, 4)) == []
+    clauses = list(sat_worker.redundant_clauses(sat_worker.redundant_structure(8, edges, clique, 3), 8, 3))
     assert len(clauses) > 3 * 8  # the 18 triangles' colours, and at most one colour per vertex
     with Solver(name="cadical195", bootstrap_with=sat_worker.encode(8, edges, [], 3)) as solver:
         models = list(itertools.islice(solver.enum_models(), 50))  # colourings, symmetric ones included
@@ -96,3 +97,31 @@ def test_the_worker_gives_the_same_answers_without_the_redundant_clauses():
         assert done.returncode == 0, done.stderr
         answers.append([(line["k"], line["sat"]) for line in map(json.loads, done.stdout.splitlines())])
     assert answers[0] == answers[1] == [(5, True), (4, True), (3, False)]
+
+
+def test_with_a_proof_file_the_refutation_writes_its_drat_proof_and_structure(tmp_path):
+    from bbqmis.check import check_refutation
+
+    graph = nx.convert_node_labels_to_integers(nx.complement(nx.cycle_graph(7)))  # chi 4, cliques of 3
+    edges = [list(e) for e in graph.edges]
+    clique = list(max(nx.find_cliques(graph), key=len))
+    proof = tmp_path / "proof.drat"
+    problem = {"n": 7, "edges": edges, "clique": clique, "upper": 4, "lower": 3, "memory_bytes": 0}
+    done = subprocess.run(
+        [sys.executable, str(WORKER)],
+        input=json.dumps({**problem, "solver": "cadical195", "proof": str(proof)}),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    (line,) = map(json.loads, done.stdout.splitlines())
+    assert (line["k"], line["sat"]) == (3, False)
+    structure = line["implied"]
+    assert (
+        len(structure["cliques"]) == 7 and structure["at_most_one"] is True
+    )  # the 7 triangles of C7's complement
+    formula = list(sat_worker.encode(7, edges, clique, 3)) + list(
+        sat_worker.redundant_clauses(structure, 7, 3)
+    )
+    assert check_refutation(formula, proof.read_text().splitlines()) >= 1

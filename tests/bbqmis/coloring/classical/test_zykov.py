@@ -6,7 +6,13 @@ import pytest
 from pysat.solvers import Solver
 
 from bbqmis.coloring.classical.sat_worker import encode
-from bbqmis.coloring.classical.zykov import forced_merges, implied_clauses, k_cliques, neighbour_bitsets
+from bbqmis.coloring.classical.zykov import (
+    forced_merges,
+    implied_clauses,
+    implied_structure,
+    k_cliques,
+    neighbour_bitsets,
+)
 
 
 def colorings(graph: nx.Graph, k: int):
@@ -62,13 +68,16 @@ def test_every_k_colouring_satisfies_the_implied_clauses_and_merges(seed):
     for graph in random_graphs(seed, 10):
         n, edges = len(graph), list(graph.edges)
         k = max(len(c) for c in nx.find_cliques(graph))  # the question at the clique bound
-        clauses = list(implied_clauses(n, edges, k))
-        merges = forced_merges(neighbour_bitsets(n, edges), k_cliques(neighbour_bitsets(n, edges), k))
+        cliques, merges = implied_structure(n, edges, k)
+        clauses = list(implied_clauses(cliques, merges, k))
         merged += len(merges)
+        for u, v, j in merges:  # each merge names the clique that forces it
+            assert u in cliques[j] and v not in cliques[j]
+            assert all(graph.has_edge(v, w) for w in cliques[j] if w != u)
         for colors in itertools.islice(colorings(graph, k), 2000):
             true = {v * k + c + 1 for v, c in enumerate(colors)}
             assert all(any(lit in true if lit > 0 else -lit not in true for lit in cl) for cl in clauses)
-            assert all(colors[u] == colors[v] for u, v in merges)
+            assert all(colors[u] == colors[v] for u, v, _ in merges)
             checked += 1
     assert checked > 0 and merged > 0
 
@@ -82,7 +91,7 @@ def test_the_implied_clauses_change_no_answer(seed):
         with Solver(name="cadical195", bootstrap_with=encode(n, edges, clique, k)) as plain:
             expected = plain.solve()
         with Solver(name="cadical195", bootstrap_with=encode(n, edges, clique, k)) as solver:
-            solver.append_formula(implied_clauses(n, edges, k))
+            solver.append_formula(implied_clauses(*implied_structure(n, edges, k), k))
             assert solver.solve() == expected
             if expected:
                 model = set(solver.get_model())
@@ -93,9 +102,9 @@ def test_the_implied_clauses_change_no_answer(seed):
 def test_a_merge_of_adjacent_vertices_refutes_the_question():
     graph = nx.complete_graph(4)  # asked for 3 colours with a triangle: vertex 3 merges with a neighbour
     edges = list(graph.edges)
-    merges = forced_merges(neighbour_bitsets(4, edges), k_cliques(neighbour_bitsets(4, edges), 3))
-    assert any(graph.has_edge(u, v) for u, v in merges)
-    with Solver(name="cadical195", bootstrap_with=list(implied_clauses(4, edges, 3))) as solver:
+    cliques, merges = implied_structure(4, edges, 3)
+    assert any(graph.has_edge(u, v) for u, v, _ in merges)
+    with Solver(name="cadical195", bootstrap_with=list(implied_clauses(cliques, merges, 3))) as solver:
         solver.append_formula(
             [[-(u * 3 + a + 1), -(u * 3 + b + 1)] for u in range(4) for a in range(3) for b in range(a)]
         )
