@@ -74,12 +74,20 @@ def test_no_proof_refutes_a_satisfiable_formula(seed):
         check_refutation(weakened, flipped)
 
 
+#: Every clause over variables 1, 2 and 3: unsatisfiable, and no single literal propagates to a conflict.
+PARITY = [[a, b, c] for a in (1, -1) for b in (2, -2) for c in (3, -3)]
+#: A refutation of PARITY through 4 <-> -1: the two definitions are RAT on 4 and -4, not RUP.
+EXTENDED = ["4 1 0", "-4 -1 0", "4 2 0", "4 -2 0", "4 0", "1 2 0", "1 -2 0", "1 0", "0"]
+
+
 @pytest.mark.timeout(30)
-def test_rat_clauses_on_a_fresh_variable_are_accepted():
-    formula = [[1, 2], [-1, 2], [1, -2], [-1, -2]]
-    # x3 <-> (x1 and x2) by RAT on the fresh variable 3, then the usual refutation
-    proof = ["-3 1 0", "-3 2 0", "3 -1 -2 0", "2 0", "0"]
-    assert check_refutation(formula, proof) == 5
+def test_rat_clauses_that_the_refutation_needs_are_checked_as_rat():
+    # neither "4 1" nor "-4 -1" is RUP (no single literal of PARITY propagates to a conflict);
+    # "4 2" and "4 -2" are RUP through "4 1", and "0" through "4" and "-4 -1"
+    assert check_refutation(PARITY, EXTENDED) == len(EXTENDED)
+    wrong = [line if line != "-4 -1 0" else "-4 1 0" for line in EXTENDED]  # resolves with "4 1" to "1"
+    with pytest.raises(ProofError, match="proof line 2: the clause \\[-4, 1\\] is neither RUP nor RAT"):
+        check_refutation(PARITY, wrong)
 
 
 @pytest.mark.timeout(30)
@@ -88,8 +96,10 @@ def test_a_deleted_clause_is_gone_unless_it_is_a_reason():
     assert check_refutation(formula, ["1 0", "0"]) == 2
     with pytest.raises(ProofError, match="proof line 2: the clause \\[1\\] is neither RUP nor RAT"):
         check_refutation(formula, ["d 1 2 0", "1 0", "0"])
-    # (-1 2) is the reason of 2 once 1 is a unit: deleting it is ignored, as DRAT-trim does
-    assert check_refutation([[1], [-1, 2], [-2, 3], [-3]], ["d -1 2 0", "0"]) == 1
+    # (-1 2) is the reason of 2 once 1 is a unit: deleting it is ignored, as DRAT-trim does,
+    # and "3" stays RUP through 2 (then 5 and -5 conflict)
+    formula = [[1], [-1, 2], [-2, 3, 4], [-2, 3, -4], [-3, 5], [-3, -5]]
+    assert check_refutation(formula, ["d -1 2 0", "3 0", "0"]) == 2
 
 
 @pytest.mark.timeout(30)
