@@ -178,7 +178,7 @@ def _run(args: argparse.Namespace, stop: StopRequest) -> int:
         result = dataclasses.replace(
             result, stopped="interrupted", stats={**result.stats, "stop_reason": "interrupted"}
         )
-    status = _write_result(result, args, graph, _seconds_left(args.time_limit, started))
+    status = _write_result(result, args, graph, started)
     if args.plot is not None:
         status = max(status, _write_plot(graph, result, history, args.plot))
     return status
@@ -356,19 +356,17 @@ def _internal_failure(exc: Exception, args: argparse.Namespace, graph: nx.Graph)
 
 
 def _write_result(
-    result: ColoringResult, args: argparse.Namespace, graph: nx.Graph, seconds_left: float | None = None
+    result: ColoringResult, args: argparse.Namespace, graph: nx.Graph, started: float | None = None
 ) -> int:
     """Write ``--json`` and ``--certificate`` (atomically, first: stdout may be closed), then the table.
 
-    ``seconds_left`` is what ``--time-limit`` leaves (None: no limit); a certificate's SAT
-    refutation takes at most that, or :data:`~bbqmis.coloring.certificate.WITNESS_SECONDS`
-    if that is more.
+    ``started`` is the :func:`time.monotonic` time the run's clock started (None: unknown).
     """
     from .report import format_result
 
     if args.json is not None and not _write_json(args.json, "--json", "the result", result.to_json()):
         return 1
-    if args.certificate is not None and not _write_certificate(result, args, graph, seconds_left):
+    if args.certificate is not None and not _write_certificate(result, args, graph, started):
         return 1
     try:
         print(format_result(result, graph, args.sampler, args.backend if args.sampler == "qaoa" else None))
@@ -379,13 +377,21 @@ def _write_result(
 
 
 def _write_certificate(
-    result: ColoringResult, args: argparse.Namespace, graph: nx.Graph, seconds_left: float | None
+    result: ColoringResult, args: argparse.Namespace, graph: nx.Graph, started: float | None
 ) -> bool:
-    """Build and write ``--certificate``; a failure is one line on stderr (the result stands)."""
+    """Build and write ``--certificate``; a failure is one line on stderr (the result stands).
+
+    A SAT refutation for it takes at most what ``--time-limit`` leaves, or as long as the
+    run took without a limit, and at least
+    :data:`~bbqmis.coloring.certificate.WITNESS_SECONDS` (also when ``started`` is None).
+    """
     from .certificate import WITNESS_SECONDS, build_certificate
 
     path = args.certificate
-    budget = math.inf if seconds_left is None else max(seconds_left, WITNESS_SECONDS)
+    budget = WITNESS_SECONDS
+    if started is not None:
+        left = _seconds_left(args.time_limit, started)
+        budget = max(budget, time.monotonic() - started if left is None else left)
     try:
         document = build_certificate(graph, result, refutation_seconds=budget, memory_gb=args.memory_limit)
     except Exception as exc:  # a result that does not colour the graph it came with: a bug, said in one line
