@@ -1,23 +1,13 @@
 r"""QAOA angles trained on a backend: a classical optimiser over energies estimated from samples.
 
 The closed form (:func:`bbqmis.mis.qaoa.optimize`) gives the exact p = 1 optimum with no
-circuit; this module runs the hybrid loop instead, as a variational program on a device
-does: a scipy optimiser (COBYLA by default) proposes angles, the energy at them is
-*estimated* on the backend, and the loop goes on until the evaluation budget is spent or
-the optimiser converges. What an evaluation is belongs to the caller: :func:`sample_energy`
-runs the QAOA circuit and averages the Ising cost over its counts
-(:func:`counts_energy`); a cut circuit is evaluated by :func:`cutting.expectation`, the
-expectation-value reconstruction. :func:`train` takes either as ``estimate``.
-
-The result (:class:`TrainedAngles`) says how far the trained angles are from the
-closed-form optimum, *exactly*: the closed form is exact at p = 1, so the energy at the
-trained angles and the optimum energy are both computed without shot noise.
-
-:class:`Training` holds the options (evaluation budget, shots per evaluation, start,
-method) and checks them. Each problem starts from its own closed-form optimum or from a
-seeded random point; nothing is carried from one problem to the next (no warm start: the
-closed-form start of every problem is already its exact optimum, better than any angles
-carried over from another problem).
+circuit; :func:`train` runs a variational program's hybrid loop instead, on energies the
+caller's ``estimate`` takes from a backend (:func:`sample_energy`, or :func:`cutting.expectation`
+on a cut plan): a scipy search (COBYLA by default), then a *model fit* that averages the shot
+noise over many evaluations instead of trusting the lowest noisy one (:func:`train` says
+how). :class:`TrainedAngles` compares the result with the closed-form optimum exactly (the
+optimum's energy is never used in training; its angles are the default start), and
+:class:`Training` holds the options. No warm start: each problem starts afresh.
 
 Counters: :func:`count_device_work` adds a phase's circuits, shots and quantum seconds
 (``training_*`` or ``sampling_*``) from its timing records, and :func:`training_summary`
@@ -39,7 +29,13 @@ import scipy.optimize
 from backends.base import QuantumBackend
 from backends.timing import TimingRecord
 from backends.utils.errors import InvalidParameterError
-from backends.utils.validation import SeedLike, check_choice, check_positive_int, check_random_state
+from backends.utils.validation import (
+    SeedLike,
+    check_choice,
+    check_nonnegative,
+    check_positive_int,
+    check_random_state,
+)
 
 from . import qaoa
 from .ising import IsingLike, ising_edge_list
@@ -69,9 +65,17 @@ METHODS = {"cobyla": "COBYLA", "nelder-mead": "Nelder-Mead", "powell": "Powell"}
 #: Starting points of the training.
 STARTS = ("closed-form", "random")
 
-#: First step of the optimiser, as a share of the angles' periods, from each start: small
-#: near the closed-form optimum, larger from a random point.
+#: First step of the search, as a share of the angles' scales: small near the closed form.
 _FIRST_STEP = {"closed-form": 0.05, "random": 0.1}
+
+#: The search stops at steps below this share of its first step (finer ones compare noise).
+_SEARCH_TOLERANCE = 0.25
+
+#: The model fit's stencil, in units of :data:`_RADIUS`: centre, axis points, corners.
+_STENCIL = np.array([(0, 0), (1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, -1), (1, -1), (-1, 1)], float)
+
+#: Half-widths of the stencil and of one move of the fit, in scaled ``(gamma, beta)``.
+_RADIUS = np.array([0.05, 0.1])
 
 
 class SampledEnergy(NamedTuple):
@@ -110,7 +114,11 @@ class Training:
         random points over a period of the angles (seeded by the caller's seed; they count
         as evaluations).
     method : {"cobyla", "nelder-mead", "powell"}, default="cobyla"
-        The :func:`scipy.optimize.minimize` method.
+        The :func:`scipy.optimize.minimize` method of the search.
+    tolerance : float, default=0.005
+        The model fit stops once its expected gap (from the estimates' standard errors) is
+        at most ``tolerance`` times the magnitude of its energy; 0 spends the whole budget.
+        With fewer than 18 evaluations there is no fit (the search takes them all).
 
     Raises
     ------
@@ -120,7 +128,7 @@ class Training:
     Examples
     --------
     >>> Training(evaluations=20, start="random")
-    Training(evaluations=20, shots=None, start='random', method='cobyla')
+    Training(evaluations=20, shots=None, start='random', method='cobyla', tolerance=0.005)
     >>> Training(evaluations=0)
     Traceback (most recent call last):
     ...
@@ -131,6 +139,7 @@ class Training:
     shots: int | None = None
     start: str = "closed-form"
     method: str = "cobyla"
+    tolerance: float = 0.005
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "evaluations", check_positive_int(self.evaluations, "evaluations"))
@@ -138,6 +147,7 @@ class Training:
             object.__setattr__(self, "shots", check_positive_int(self.shots, "shots"))
         check_choice(self.start, "start", STARTS)
         check_choice(self.method, "method", tuple(METHODS))
+        object.__setattr__(self, "tolerance", check_nonnegative(self.tolerance, "tolerance"))
 
     def to_json(self) -> dict:
         """Plain-dict form.
@@ -145,7 +155,7 @@ class Training:
         Examples
         --------
         >>> Training().to_json()
-        {'evaluations': 40, 'shots': None, 'start': 'closed-form', 'method': 'cobyla'}
+        {'evaluations': 40, 'shots': None, 'start': 'closed-form', 'method': 'cobyla', 'tolerance': 0.005}
         """
         return asdict(self)
 
@@ -195,16 +205,19 @@ class TrainedAngles:
     energy : float
         Exact (closed-form) energy at the trained angles.
     estimate : float
-        The backend's estimate of the energy at the trained angles (shot noise included).
+        The backend's estimate of the energy at the trained angles (shot noise included):
+        the fitted model's value there, or without a fit the optimiser's best evaluation.
     optimum : float
         Exact energy at the closed-form optimum.
     start : (float, float)
         Starting angles ``(gamma, beta)`` of the optimiser (from a random start, the best
         random point).
     evaluations : int
-        Backend evaluations spent.
+        Backend evaluations spent, search and model fit together.
     seconds : float
         Wall time of the training (s).
+    fit_evaluations : int, default=0
+        Of ``evaluations``, those spent on the model fit's stencils.
 
     Examples
     --------
@@ -221,6 +234,7 @@ class TrainedAngles:
     start: tuple[float, float]
     evaluations: int
     seconds: float
+    fit_evaluations: int = 0
 
     @property
     def gap(self) -> float:
@@ -319,11 +333,17 @@ def train(
     seed: SeedLike = None,
     closed_form: qaoa.QAOAAngles | None = None,
 ) -> TrainedAngles:
-    """Minimise the estimated energy over ``(gamma, beta)`` with a scipy optimiser.
+    """Minimise the estimated energy over ``(gamma, beta)``: a scipy search, then a model fit.
 
-    The optimiser works on angles divided by their scales (``pi / max|h, J|`` for
-    ``gamma``, ``pi`` for ``beta``) so that one step size suits both; it stops at
-    ``training.evaluations`` estimates, or earlier when it converges.
+    Angles are divided by their scales (``pi / max|h, J|`` for ``gamma``, ``pi`` for ``beta``).
+    The search stops at steps of a quarter of its first, or at ``evaluations - 18`` (at least
+    8). The fit evaluates a 3 x 3 stencil (half-widths 0.05 and 0.1) around the incumbent and
+    fits the p = 1 energy's exact form in ``beta``, ``offset + a sin 2beta + b sin(4beta)/2 +
+    c sin^2(2beta)/2`` with ``a, b, c`` quadratic in ``gamma``, to every evaluation within 1.5
+    half-widths in ``gamma`` (weighted least squares, by the standard errors); it moves to
+    the fit's minimum within one half-width, and repeats until the fit's expected gap
+    ``tr(H^-1 G C G^T) / 2`` (``H`` its Hessian, ``G C G^T`` its gradient's covariance) is
+    at most ``tolerance * |fitted energy|``. Each call of ``estimate`` is one evaluation.
 
     Parameters
     ----------
@@ -336,7 +356,8 @@ def train(
     seed : None, int or numpy.random.Generator
         Seeds the random start.
     closed_form : QAOAAngles, optional
-        The closed-form optimum of ``problem`` if already known (else computed).
+        The closed-form optimum of ``problem`` if already known (else computed); its angles
+        are the default start, its energy is only reported.
 
     Returns
     -------
@@ -357,38 +378,15 @@ def train(
     start_time = time.perf_counter()
     training = training or Training()
     closed = closed_form or qaoa.optimize(problem)
-    scales = _periods(qaoa.ClosedForm(problem))
-    seen: list[tuple[float, np.ndarray]] = []
-
-    def objective(x: np.ndarray) -> float:
-        if len(seen) >= training.evaluations:
-            raise _BudgetSpent
-        angles = x * scales
-        value = float(estimate(float(angles[0]), float(angles[1]))[0])
-        seen.append((value, angles))
-        return value
-
-    if training.start == "random":  # the best of a quarter of the budget's random points
-        rng = check_random_state(seed)
-        for _ in range(max(1, training.evaluations // 4)):
-            objective(rng.uniform(0.0, 1.0, size=2))
-        start = min(seen, key=lambda item: item[0])[1]
-    else:
-        start = np.array([closed.gamma, closed.beta])
-    try:
-        if len(seen) >= training.evaluations:
-            raise _BudgetSpent
-        result = scipy.optimize.minimize(
-            objective,
-            start / scales,
-            method=METHODS[training.method],
-            options=_options(training, start / scales, training.evaluations - len(seen)),
-        )
-        best = np.asarray(result.x) * scales
-        value = float(result.fun)
-    except _BudgetSpent:  # budget spent before the method stopped: the best estimate seen
-        value, best = min(seen, key=lambda item: item[0])
-    gamma, beta = float(best[0]), float(best[1])
+    log = _Evaluations(estimate, _periods(qaoa.ClosedForm(problem)), training.evaluations)
+    stencils = 2 * len(_STENCIL)  # the fit needs two stencils' worth of budget
+    fit = training.evaluations >= stencils
+    search = max(training.evaluations - stencils, 8) if fit else log.budget
+    start, best, value = _search(log, training, search, seed, closed)
+    searched = len(log.rows)
+    if fit:
+        best, value = _refine(log, best, value, ising_edge_list(problem)[3], training.tolerance)
+    gamma, beta = (float(angle) for angle in best * log.scales)
     return TrainedAngles(
         gamma=gamma,
         beta=beta,
@@ -396,8 +394,9 @@ def train(
         estimate=value,
         optimum=closed.energy,
         start=(float(start[0]), float(start[1])),
-        evaluations=len(seen),
+        evaluations=len(log.rows),
         seconds=time.perf_counter() - start_time,
+        fit_evaluations=len(log.rows) - searched,
     )
 
 
@@ -405,19 +404,131 @@ class _BudgetSpent(Exception):
     """Raised by the objective when the evaluation budget is spent."""
 
 
-def _options(training: Training, x0: np.ndarray, budget: int) -> dict[str, object]:
-    """Options of :func:`scipy.optimize.minimize` for ``training`` from ``x0``: budget and first step.
+class _Evaluations:
+    """Every backend evaluation of one training, as rows (scaled gamma, scaled beta, value, error)."""
 
-    COBYLA needs at least ``len(x0) + 2`` evaluations; below that the objective's own
-    budget check stops it.
+    def __init__(self, estimate: Callable[..., tuple[float, float]], scales: np.ndarray, budget: int):
+        self.estimate, self.scales, self.budget = estimate, scales, budget
+        self.rows: list[tuple[float, float, float, float]] = []
+
+    def __call__(self, x: np.ndarray, limit: int | None = None) -> float:
+        """The estimate at scaled angles ``x``; raises :class:`_BudgetSpent` at ``limit`` evaluations."""
+        if len(self.rows) >= min(self.budget, limit or self.budget):
+            raise _BudgetSpent
+        gamma, beta = x * self.scales
+        value, error = self.estimate(float(gamma), float(beta))
+        self.rows.append((float(x[0]), float(x[1]), float(value), float(error)))
+        return float(value)
+
+    def best(self) -> tuple[np.ndarray, float]:
+        """The scaled angles with the lowest estimate, and that estimate."""
+        row = min(self.rows, key=lambda row: row[2])
+        return np.array(row[:2]), row[2]
+
+
+def _search(
+    log: _Evaluations, training: Training, budget: int, seed: SeedLike, closed: qaoa.QAOAAngles
+) -> tuple[np.ndarray, np.ndarray, float]:
+    """Start, result and its estimate (scaled angles) of the scipy method, in ``budget`` evaluations."""
+
+    def objective(x: np.ndarray) -> float:
+        return log(x, budget)
+
+    start = np.array([closed.gamma, closed.beta]) / log.scales
+    if training.start == "random":  # the best of a quarter of the budget's random points (within it)
+        rng = check_random_state(seed)
+        for _ in range(max(1, training.evaluations // 4)):
+            objective(rng.uniform(0.0, 1.0, size=2))
+        start = log.best()[0]
+    try:
+        if len(log.rows) >= budget:
+            raise _BudgetSpent
+        options = _options(training, start, budget - len(log.rows))
+        result = scipy.optimize.minimize(objective, start, method=METHODS[training.method], options=options)
+        return start, np.asarray(result.x), float(result.fun)
+    except _BudgetSpent:  # budget spent before the method stopped: the best estimate seen
+        return (start, *log.best())
+
+
+def _refine(
+    log: _Evaluations, centre: np.ndarray, value: float, offset: float, tolerance: float
+) -> tuple[np.ndarray, float]:
+    """Fit until the expected gap is small: the last interior minimum (an edge one only moves the stencil)."""
+    answer = centre, value
+    while len(log.rows) < log.budget:
+        for step in _STENCIL[: log.budget - len(log.rows)]:
+            log(centre + _RADIUS * step)
+        fitted = _model_minimum(log, centre, offset)
+        if fitted is not None:  # else too few or degenerate points: one more stencil
+            centre, value, expected_gap = fitted
+            answer = (centre, value) if expected_gap < np.inf else answer
+            if expected_gap <= tolerance * abs(value):
+                break
+    return answer
+
+
+def _features(x: np.ndarray) -> np.ndarray:
+    """Features of the energy less its offset at ``x`` (k, 2) = (gamma - centre, beta), scaled: (k, 9)."""
+    x = np.atleast_2d(x)
+    sine, beta = np.sin(2 * np.pi * x[:, 1]), np.pi * x[:, 1]
+    terms = (sine, np.sin(4 * beta) / 2, sine**2 / 2)
+    return np.column_stack([term * x[:, 0] ** power for term in terms for power in range(3)])
+
+
+def _jacobian(x: np.ndarray, step: float = 1e-5) -> np.ndarray:
+    """Derivatives of :func:`_features` at one point ``x`` (2,), by central differences: (2, 9)."""
+    return np.stack([(_features(x + step * e) - _features(x - step * e))[0] / (2 * step) for e in np.eye(2)])
+
+
+def _model_minimum(
+    log: _Evaluations, centre: np.ndarray, offset: float
+) -> tuple[np.ndarray, float, float] | None:
+    """Weighted least-squares fit near ``centre``: its minimum within one half-width, value, expected gap.
+
+    The expected gap is infinite unless the minimum lies inside the box and the fit is
+    convex there; None when the points do not determine the fit.
+    """
+    rows = np.array(log.rows)
+    rows = rows[np.abs(rows[:, 0] - centre[0]) <= 1.5 * _RADIUS[0]]
+    x, errors = rows[:, :2] - (centre[0], 0.0), rows[:, 3]
+    floor = float(np.median(errors))
+    weights = 1.0 / np.maximum(errors, floor) if floor > 0 else np.ones(errors.size)
+    design = _features(x) * weights[:, None]
+    coef, _, rank, _ = np.linalg.lstsq(design, (rows[:, 2] - offset) * weights, rcond=None)
+    if rank < design.shape[1]:
+        return None
+    covariance = np.linalg.pinv(design.T @ design) if floor > 0 else np.zeros((coef.size, coef.size))
+    box = np.array([[-_RADIUS[0], _RADIUS[0]], [centre[1] - _RADIUS[1], centre[1] + _RADIUS[1]]])
+    grid = np.stack(np.meshgrid(*(np.linspace(low, high, 41) for low, high in box)), -1).reshape(-1, 2)
+    best = scipy.optimize.minimize(
+        lambda y: float((_features(y) @ coef)[0]), grid[np.argmin(_features(grid) @ coef)], bounds=box
+    ).x
+    hessian = np.stack(
+        [(_jacobian(best + 1e-4 * e) - _jacobian(best - 1e-4 * e)) @ coef / 2e-4 for e in np.eye(2)]
+    )
+    inside = bool(np.all(np.abs(best - (0.0, centre[1])) < 0.99 * _RADIUS))
+    expected = np.inf
+    if inside and np.linalg.eigvalsh(hessian).min() > 0:
+        expected = 0.5 * float(
+            np.trace(np.linalg.solve(hessian, _jacobian(best) @ covariance @ _jacobian(best).T))
+        )
+    return np.array([centre[0] + best[0], best[1]]), float((_features(best) @ coef)[0]) + offset, expected
+
+
+def _options(training: Training, x0: np.ndarray, budget: int) -> dict[str, object]:
+    """Options of :func:`scipy.optimize.minimize` for ``training`` from ``x0``: budget, first and last step.
+
+    COBYLA needs ``len(x0) + 2`` evaluations (below that the budget check stops it);
+    Nelder-Mead stops on the simplex's size alone (noisy values never settle).
     """
     step = _FIRST_STEP[training.start]
+    last = _SEARCH_TOLERANCE * step
     if training.method == "cobyla":
-        return {"maxiter": max(budget, x0.size + 2), "rhobeg": step, "tol": 1e-3}
+        return {"maxiter": max(budget, x0.size + 2), "rhobeg": step, "tol": last}
     if training.method == "nelder-mead":
         simplex = np.vstack([x0, x0 + step * np.eye(x0.size)])
-        return {"maxfev": budget, "xatol": 1e-3, "fatol": 1e-4, "initial_simplex": simplex}
-    return {"maxfev": budget, "xtol": 1e-3, "ftol": 1e-4, "direc": step * np.eye(x0.size)}
+        return {"maxfev": budget, "xatol": last, "fatol": np.inf, "initial_simplex": simplex}
+    return {"maxfev": budget, "xtol": last, "ftol": 1e-4, "direc": step * np.eye(x0.size)}
 
 
 def count_device_work(stats: MutableMapping[str, float], phase: str, records: Iterable[TimingRecord]) -> None:
