@@ -32,8 +32,9 @@ Two workloads (:data:`VARIANTS`, ``--variants``):
   (``--angles trained``: COBYLA over energies estimated from the device's samples, cut
   problems through the cut reconstruction), the server on Aer with the noise, gates and
   coupling map of IQM's fake Adonis (``aer:noisy-adonis``, 5 qubits) plus ``--latency``
-  emulated device seconds per circuit. The graph is small (``myciel3``); MIS problems
-  wider than 5 qubits are cut (at most two wire cuts) or fall back to annealing.
+  emulated device seconds per circuit. The graph is small (``myciel3``, or ``--graph``);
+  MIS problems wider than 5 qubits are cut (at most two wire cuts) or fall back to
+  annealing.
 
 Per job it also reads the job's JSON output: the ratio of its classical to its quantum
 time, ``(runtime - device seconds - queue seconds) / device seconds`` (device and queue
@@ -316,7 +317,7 @@ def run_variant(name: str, args: argparse.Namespace, out: Path, progress) -> lis
             **vars(args),
             "backend": settings["backend"],
             "latency": settings["latency"] if args.latency is None else args.latency,
-            "graph": ROOT / "data" / "graphs" / f"{settings['graph']}.col",
+            "graph": args.graph or ROOT / "data" / "graphs" / f"{settings['graph']}.col",
             "shots": settings["shots"],
             "job_args": f"{settings['job_args']} {extra}".strip(),
         }
@@ -384,11 +385,15 @@ def main(argv: list[str] | None = None) -> int:
         "--latency", type=real(0, 60), help="emulated device seconds per circuit (default per variant)"
     )
     parser.add_argument("--trained-args", default="", help="more options of the trained variant's jobs")
+    parser.add_argument("--graph", type=Path, help="the jobs' graph file (default: per variant)")
     parser.add_argument("--gres", action="store_true", help="each job holds one GRES instead of a licence")
     parser.add_argument("--job-timeout", type=real(1, 1e6), default=900, help="seconds one point may take")
     parser.add_argument("--out", type=Path, default=Path("results/vqpu_paper"))
     parser.add_argument("--figures", type=Path, help="directory of the figures (default: --out)")
     args = parser.parse_args(argv)
+    if args.graph is not None and not args.graph.is_file():
+        parser.error(f"--graph: {args.graph} is not a file")
+    args.graph = args.graph and args.graph.resolve()  # the jobs run in their own folders
     args.n = args.n or ([1, 2] if args.quick else [1, 2, 4, 8])
     args.alpha = args.alpha or ([0.0, 2.0] if args.quick else [0.0, 1.0, 2.0, 4.0])
     args.repeats = args.repeats or (1 if args.quick else 3)
@@ -410,14 +415,15 @@ def main(argv: list[str] | None = None) -> int:
         settings = VARIANTS[name]
         write_csv(points, args.out / f"vqpu_paper_{name}.csv")
         latency = settings["latency"] if args.latency is None else args.latency
-        title = f"{name}: {settings['graph']} on {settings['backend']}, {latency:g} s/circuit"
+        graph = args.graph.stem if args.graph else settings["graph"]
+        title = f"{name}: {graph} on {settings['backend']}, {latency:g} s/circuit"
         paths = figures(points, args.figures or args.out, prefix=f"vqpu_paper_{name}", title=title)
         print(f"# {title}")
         print("\n".join(table(points)))
         report["variants"][name] = {
             **summary(points, sorted(args.n), args.alpha),
             "backend": settings["backend"],
-            "graph": settings["graph"],
+            "graph": graph,
             "figures": [str(p) for p in paths],
         }
     report["seconds"] = time.monotonic() - began

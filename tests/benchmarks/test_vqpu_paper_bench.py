@@ -2,7 +2,8 @@
 
 The short mode of ``vqpu_multiplexing.py`` (the ``null`` device), and ``vqpu_paper.py``'s
 trained variant: one job (N = 1, alpha = 0) training its angles on a vQPU over Aer with IQM's
-fake Adonis noise; ``--lp-share 0`` keeps the job to its branching sampler's problems.
+fake Adonis noise, on two Moser spindles joined by an edge, whose 7-vertex problems are cut to
+fit the device's 5 qubits; ``--lp-share 0`` keeps the job to its branching sampler's problems.
 """
 
 import csv
@@ -17,6 +18,15 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "benchmarks" / "vqpu_multiplexing.py"
 PAPER = ROOT / "benchmarks" / "vqpu_paper.py"
+#: The Moser spindle (chi 4, 7 vertices); two of them joined by an edge make the trained job's graph.
+SPINDLE = [(0, 1), (0, 2), (1, 2), (1, 3), (2, 3), (0, 4), (0, 5), (4, 5), (4, 6), (5, 6), (3, 6)]
+
+
+def spindles(path: Path) -> list[tuple[str, str]]:
+    """Write the two joined spindles to ``path`` (DIMACS); their edges by vertex label."""
+    edges = SPINDLE + [(u + 7, v + 7) for u, v in SPINDLE] + [(3, 7)]
+    path.write_text(f"p edge 14 {len(edges)}\n" + "".join(f"e {u + 1} {v + 1}\n" for u, v in edges))
+    return [(str(u + 1), str(v + 1)) for u, v in edges]
 
 
 def require_slurm() -> None:
@@ -73,24 +83,32 @@ def test_a_trained_job_on_the_shared_noisy_device(tmp_path):
         "--repeats",
         "1",
     ]
-    command += ["--trained-args", "--lp-share 0", "--out", str(tmp_path)]
+    edges = spindles(tmp_path / "spindles.col")
+    command += [
+        "--graph",
+        str(tmp_path / "spindles.col"),
+        "--trained-args",
+        "--lp-share 0",
+        "--out",
+        str(tmp_path),
+    ]
     result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=380)
     assert result.returncode == 0, result.stderr[-3000:]
     lines = result.stdout.strip().splitlines()
-    assert lines[0].startswith("# trained: myciel3 on aer:noisy-adonis")
+    assert lines[0].startswith("# trained: spindles on aer:noisy-adonis")
     assert lines[1].split()[:3] == ["alpha", "N", "reps"]
     trained = json.loads(lines[-1])["variants"]["trained"]
     assert trained["points"] == 1 and trained["jobs"] == 1
     assert 0 < trained["occupancy"]["0"][0] <= 1
     assert trained["classical_quantum_per_job"]["0"][0] > 0
     assert trained["training_evaluations"] >= 1 and trained["fallbacks"] == 0
+    assert trained["cut_problems"] >= 1  # trained through the cut reconstruction, on the vQPU
     # the job coloured its graph properly, with the angles trained on the device
     (output,) = (tmp_path / "trained" / "jobs").glob("bbqmis-*.json")
     job = json.loads(output.read_text())
-    lines = (ROOT / "data" / "graphs" / "myciel3.col").read_text().splitlines()
-    edges = [tuple(line.split()[1:3]) for line in lines if line.startswith("e ")]  # DIMACS labels
     colour = job["coloring"]
-    assert len(colour) == 11 and all(colour[u] != colour[v] for u, v in edges)
+    assert len(colour) == 14 and all(colour[u] != colour[v] for u, v in edges)
+    assert job["num_colors"] == len(set(colour.values())) == 4
     assert job["stats"]["training"]["evaluations"] == trained["training_evaluations"]
     assert job["stats"]["training"]["circuits"] >= job["stats"]["training"]["evaluations"]
     (row,) = csv.DictReader((tmp_path / "vqpu_paper_trained.csv").open())
