@@ -43,7 +43,7 @@ Examples
 --------
     python benchmarks/robustness.py            # about 8 minutes on 2 cores
     python benchmarks/robustness.py --quick    # about a minute
-    python benchmarks/robustness.py --budget 120 --max-inputs 12 --soak-clients 2 --soak-batches 20 \
+    python benchmarks/robustness.py --budget 120 --max-inputs 6 --soak-clients 2 --soak-batches 20 \
         --soak-kills 1                          # the smoke test: the same sample on any machine
 
 Prints the table and the findings with their reproducers, then one JSON line:

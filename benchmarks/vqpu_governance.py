@@ -53,8 +53,8 @@ REVOCATION_BOUND = 3.0
 #: The accounts of the shares part: (share, quota in device seconds or None).
 ACCOUNTS = {"phys": (3, None), "chem": (1, None), "tiny": (1, 0.5)}
 SIZES = {
-    "smoke": dict(revocations=1, saturate=12.0, hold=4.0, clients=8, batches=5, jobs=4, iterations=4,
-                  latency=0.1, fixed=(1, 4), interval=1.0),
+    "smoke": dict(revocations=1, saturate=8.0, hold=4.0, clients=2, batches=5, jobs=4, iterations=4,
+                  latency=0.1, fixed=(4,), interval=1.0),
     "quick": dict(revocations=3, saturate=30.0, hold=8.0, clients=64, batches=10, jobs=8, iterations=8,
                   latency=0.15, fixed=(1, 2, 3, 4, 8), interval=2.0),
     "full": dict(revocations=5, saturate=60.0, hold=15.0, clients=64, batches=20, jobs=8, iterations=12,

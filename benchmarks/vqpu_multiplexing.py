@@ -5,7 +5,7 @@ arXiv:2604.14955, Section 4.3.1, Figures 7 and 8): N concurrent
 ``python -m bbqmis`` jobs colouring the same graph, submitted through the single-node
 Slurm of ``examples/slurm`` (each holding one licence, ``--gres``: one GRES), alpha in
 {0, 1, 2, 4}, 10 repeats; see :mod:`vqpu_paper` (``--short``: N in {1, 2}, alpha in
-{0, 2}, one repeat, for CI).
+{0, 2}, one repeat, 0.1 s per circuit, for CI).
 
 ``--synthetic`` runs the earlier synthetic grid instead
 (the same experiment with emulated jobs) on one machine: for N
@@ -960,7 +960,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--n", type=COUNT, nargs="+", help="concurrent jobs (default 1 2 4 8)")
     parser.add_argument("--alpha", type=NONNEGATIVE, nargs="+", help="sleep factors (default 0 1 2 4)")
     parser.add_argument("--repeats", type=COUNT, help="repeats (default 10; synthetic 1)")
-    parser.add_argument("--short", action="store_true", help="N 1 2, alpha 0 2, one repeat (for CI)")
+    parser.add_argument(
+        "--short", action="store_true", help="N 1 2, alpha 0 2, one repeat, latency 0.1 (for CI)"
+    )
     parser.add_argument("--gres", action="store_true", help="each job holds one GRES instead of a licence")
     parser.add_argument(
         "--graph", default=str(GRAPH), help="graph of the colouring jobs (default %(default)s)"
@@ -975,7 +977,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--latency",
         type=NONNEGATIVE,
-        help="emulated device seconds per circuit (default 0.2; synthetic 0.05)",
+        help="emulated device seconds per circuit (default 0.2; --short 0.1; synthetic 0.05)",
     )
     parser.add_argument("--backend", help="physical backend of the server (default null; synthetic aer)")
     parser.add_argument("--full", action="store_true", help="synthetic: R=3 repeats and K=20 circuits")
@@ -1044,7 +1046,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.repeats is None:
         args.repeats = 10 if paper and not args.short else 1
     args.shots = args.shots or (256 if paper else 100)
-    args.latency = args.latency if args.latency is not None else (0.2 if paper else 0.05)
+    if args.latency is None:
+        args.latency = (0.1 if args.short else 0.2) if paper else 0.05
     args.backend = args.backend or ("null" if paper else "aer")
     args.n = args.n or ([1, 2] if args.short else [1, 2, 4, 8])
     args.alpha = args.alpha if args.alpha is not None else ([0, 2] if args.short else [0, 1, 2, 4])

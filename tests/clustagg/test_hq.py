@@ -45,6 +45,7 @@ def test_the_quantum_steps_run_as_hyperqueue_jobs_and_give_the_same_rounds(hq_se
     result = json.loads((tmp_path / "out.json").read_text())
     assert result["iterations"] == pytest.approx(expected.iterations, abs=1e-12)
     assert result["labels"] == list(expected.labels)
+    assert result["quantum_step_on"] == "hyperqueue"
     # HyperQueue's worker wrote each quantum task's output files; no other step went there
     for i in range(len(expected.iterations)):
         folder = tmp_path / "wf" / f"round-{i:03d}"

@@ -23,15 +23,18 @@ def wait_for_idle_cpu_nodes(timeout=60):
         time.sleep(0.5)
 
 
-def run_sum(slurm, tmp_path, *arguments):
+def run_sum(cluster, tmp_path, *arguments):
     """Run malleable_sum.py in a one-node job; its step lines and its resize history."""
     wait_for_idle_cpu_nodes()
     script = tmp_path / "sum.sh"
     script.write_text(
         f"#!/bin/bash\npython {CLUSTER / 'malleable_sum.py'} --total {TOTAL} {' '.join(arguments)}\n"
     )
-    job = slurm.submit(script, "--partition=cpu", "--nodes=1", cwd=tmp_path)
-    assert slurm.wait(job, 240) == "COMPLETED", job_output(tmp_path, job)
+    job = cluster.submit(script, "--partition=cpu", "--nodes=1", cwd=tmp_path)
+    try:
+        assert cluster.wait(job, 240) == "COMPLETED", job_output(tmp_path, job)
+    finally:
+        slurmlib.cancel(job)  # ended already, unless the wait failed
     output = job_output(tmp_path, job)
     lines = [json.loads(line) for line in output.splitlines() if line.startswith("{")]
     steps = [line for line in lines if "step" in line]
@@ -40,8 +43,15 @@ def run_sum(slurm, tmp_path, *arguments):
     return steps, history[0]["history"], output
 
 
-def test_workers_run_on_the_nodes_added_and_leave_the_released_ones(slurm, tmp_path):
-    steps, history, output = run_sum(slurm, tmp_path, "--plan", "1,3,3,1,2,2,1")
+@pytest.fixture(scope="module")
+def blocking(cluster, tmp_path_factory):
+    """Steps, resize history and output of one run whose blocking resizes grow the job to 3 nodes,
+    shrink it to 1, grow it to 2 and shrink it to 1: both tests read it."""
+    return run_sum(cluster, tmp_path_factory.mktemp("blocking"), "--plan", "1,3,3,1,2,2,1")
+
+
+def test_workers_run_on_the_nodes_added_and_leave_the_released_ones(blocking):
+    steps, history, output = blocking
     assert [step["sum"] for step in steps] == [EXPECTED_SUM] * 7, output
     nodes = [step["nodes"] for step in steps]
     # rank 0 stays on the job's own node; each worker reports the node that Slurm started it on
@@ -53,19 +63,19 @@ def test_workers_run_on_the_nodes_added_and_leave_the_released_ones(slurm, tmp_p
     ], history  # fmt: skip
 
 
-def test_an_asynchronous_grow_blocks_the_program_less_than_a_blocking_one(slurm, tmp_path):
-    _, blocking, _ = run_sum(slurm, tmp_path, "--plan", "3,3,1")
+def test_an_asynchronous_grow_blocks_the_program_less_than_a_blocking_one(blocking, slurm, tmp_path):
     plan = ",".join(["3"] * 40 + ["1"])  # 40 steps of 0.3 s: time for Slurm and the workers to start
     steps, asynchronous, output = run_sum(slurm, tmp_path, "--plan", plan, "--work", "0.3", "--asynchronous")
     assert [step["sum"] for step in steps] == [EXPECTED_SUM] * 41, output
     assert steps[0]["nodes"] == ["c1"], output  # the program went on while Slurm granted the nodes
     grown = [step for step in steps if len(step["nodes"]) == 3]
     assert grown and all(sorted(step["nodes"][1:]) == ["c2", "c3"] for step in grown), output
-    grow_blocking = next(r for r in blocking if r["kind"] == "grow")
+    grow_blocking = blocking[1][0]  # the blocking run's first resize, also a grow from 1 to 3 nodes
+    assert [grow_blocking[key] for key in ("kind", "nodes_before", "nodes_after")] == ["grow", 1, 3]
     grow_async = next(r for r in asynchronous if r["kind"] == "grow")
     print(
         f"\nreconfiguration overhead (request to workers running, program blocked): "
         f"blocking {grow_blocking['seconds']:.3f} s / {grow_blocking['blocked_seconds']:.3f} s; "
         f"asynchronous {grow_async['seconds']:.3f} s / {grow_async['blocked_seconds']:.3f} s"
     )
-    assert grow_async["blocked_seconds"] < grow_blocking["blocked_seconds"], (blocking, asynchronous)
+    assert grow_async["blocked_seconds"] < grow_blocking["blocked_seconds"], (blocking[1], asynchronous)

@@ -37,10 +37,22 @@ def tokens(tmp_path):
     return path
 
 
+@contextlib.contextmanager
+def closing(*clients: VQPUBackend):
+    """Close the clients' connections before the server stops: the in-thread server waits for
+    its open HTTPS connections to close, and ``serve`` gives up on it only after 15 s."""
+    try:
+        yield
+    finally:
+        for client in clients:
+            client.session.close()
+
+
 def test_a_client_with_the_test_ca_runs_a_batch_over_https(physical, tmp_path, tls):
     with serve(physical, tmp_path / "db.sqlite", tls=tls) as (service, url):
         backend = VQPUBackend(url, ca=tls / "ca.pem", deadline=10)
-        counts = backend.run([ghz(2)], shots=200, seed=3)[0]
+        with closing(backend):
+            counts = backend.run([ghz(2)], shots=200, seed=3)[0]
         assert sum(counts.values()) == 200 and set(counts) <= {"00", "11"}
         assert len(service.store.batches()) == 1
 
@@ -49,9 +61,11 @@ def test_every_entry_point_takes_the_ca_from_vqpu_ca(physical, tmp_path, tls, mo
     monkeypatch.setenv("VQPU_CA", str(tls / "ca.pem"))
     with serve(physical, tmp_path / "db.sqlite", tls=tls) as (_, url):
         backend = get_backend(f"vqpu:{url}", deadline=10)
-        assert sum(backend.run([ghz(2)], shots=50, seed=1)[0].values()) == 50
-        result = get_sampler(f"vqpu:{url}", deadline=10).run([ghz(2)], shots=40).result()
-        assert sum(result[0].join_data().get_counts().values()) == 40
+        sampler = get_sampler(f"vqpu:{url}", deadline=10)
+        with closing(backend, sampler.backend.backend):  # the sampler's QiskitBackend wraps a VQPUBackend
+            assert sum(backend.run([ghz(2)], shots=50, seed=1)[0].values()) == 50
+            result = sampler.run([ghz(2)], shots=40).result()
+            assert sum(result[0].join_data().get_counts().values()) == 40
 
 
 @pytest.mark.parametrize("ca", [None, "other"])
@@ -171,7 +185,8 @@ def test_a_relay_between_client_and_server_sees_no_credential_and_no_circuit_ove
             backend = VQPUBackend(
                 f"{scheme}://{host}:{relay.port}", token=TOKEN, ca=tls / "ca.pem", deadline=10
             )
-            counts = backend.run([circuit], shots=100, seed=2)[0]
+            with closing(backend):
+                counts = backend.run([circuit], shots=100, seed=2)[0]
         finally:
             relay.close()
     assert sum(counts.values()) == 100

@@ -199,15 +199,19 @@ def test_mpi_run_with_a_bad_graph_says_so_once_and_exits_2(tmp_path):
 @pytest.mark.slow
 def test_killed_run_resumes_without_losing_the_incumbent(tmp_path, backwards):
     checkpoint, out = tmp_path / "run.ckpt", tmp_path / "result.json"
-    # Sleeping 3 x the quantum time after each circuit makes the search slow enough to kill.
+    # Sleeping 20 x the quantum time after each circuit makes the tree slow enough to kill (about
+    # 0.4 s a node); without LP pricing (whose circuits would sleep a quarter of a minute at the
+    # root), the tree starts at once.
     args = [
         backwards("myciel4"),
         "--exact-share",
         "0",
+        "--lp-share",
+        "0",
         "--seed",
         "2",
         "--sleep-factor",
-        "3",
+        "20",
         "--checkpoint",
         str(checkpoint),
         "--checkpoint-interval",
@@ -230,7 +234,8 @@ def test_killed_run_resumes_without_losing_the_incumbent(tmp_path, backwards):
     os.kill(process.pid, signal.SIGKILL)
     process.wait()
     assert state is not None and state["open"], "no checkpoint with open nodes was written"
-    resumed = run_module(*args, "--resume", "--json", str(out))
+    # The sleep only slowed the first run down (it is no setting a checkpoint checks): none now.
+    resumed = run_module(*args, "--sleep-factor", "0", "--resume", "--json", str(out))
     assert resumed.returncode == 0, resumed.stderr
     data = json.loads(out.read_text())
     assert data["num_colors"] == 5 and data["optimal"]

@@ -187,10 +187,25 @@ def test_a_corrupt_price_checkpoint_is_refused_with_its_name():
             restore_price({**data, **change}, graph, "run.ckpt")
 
 
-def test_cli_a_price_run_stopped_by_a_limit_resumes(tmp_path, backwards):
+def joined_odd_cycles(folder, *lengths):
+    """The path of a DIMACS file of the join of odd cycles of these lengths (each vertex of a cycle
+    adjacent to every vertex of the others): chi is 3 per cycle and the LP bound lower, so the price
+    tree branches (seed 1: 37 nodes, about a second, for 7, 7, 5; about 190 for 7, 7, 7)."""
+    graph = nx.Graph()
+    for length in lengths:
+        cycle = nx.cycle_graph(range(len(graph), len(graph) + length))
+        graph.add_edges_from([(u, v) for u in cycle for v in graph] + list(cycle.edges))
+    path = folder / f"joined-{'-'.join(map(str, lengths))}.col"
+    edges = "".join(f"e {u + 1} {v + 1}\n" for u, v in graph.edges)
+    path.write_text(f"p edge {len(graph)} {graph.number_of_edges()}\n{edges}")
+    return path
+
+
+def test_cli_a_price_run_stopped_by_a_limit_resumes(tmp_path):
     checkpoint, out = tmp_path / "run.ckpt", tmp_path / "out.json"
+    graph = joined_odd_cycles(tmp_path, 7, 7, 5)
     args = [
-        backwards("myciel4"),
+        str(graph),
         "--method",
         "price",
         "--sampler",
@@ -207,16 +222,17 @@ def test_cli_a_price_run_stopped_by_a_limit_resumes(tmp_path, backwards):
     assert stopped["stats"]["open_nodes"] == len(tree["open"]) > 0
     assert main([*args, "--resume", "--json", str(out)]) == 0
     resumed = json.loads(out.read_text())
-    assert resumed["num_colors"] == chromatic_number(read_graph(DATA / "myciel4.col")) and resumed["optimal"]
+    assert resumed["num_colors"] == chromatic_number(read_graph(graph)) == 9 and resumed["optimal"]
     assert resumed["stats"]["nodes_explored"] > 2
 
 
 @pytest.mark.slow
 @pytest.mark.timeout(300)
-def test_cli_a_killed_price_run_resumes_without_losing_its_tree(tmp_path, backwards):
+def test_cli_a_killed_price_run_resumes_without_losing_its_tree(tmp_path):
     checkpoint, out = tmp_path / "run.ckpt", tmp_path / "out.json"
+    graph = joined_odd_cycles(tmp_path, 7, 7, 7)
     args = [
-        backwards("myciel4"),
+        str(graph),
         "--method",
         "price",
         "--sampler",
@@ -248,5 +264,5 @@ def test_cli_a_killed_price_run_resumes_without_losing_its_tree(tmp_path, backwa
     )
     assert resumed.returncode == 0, resumed.stderr
     data = json.loads(out.read_text())
-    assert data["num_colors"] == chromatic_number(read_graph(DATA / "myciel4.col")) and data["optimal"]
+    assert data["num_colors"] == chromatic_number(read_graph(graph)) == 9 and data["optimal"]
     assert data["stats"]["nodes_explored"] > tree["nodes"]
