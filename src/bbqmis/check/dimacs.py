@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from .errors import UnreadableInput
@@ -58,6 +58,20 @@ class DimacsGraph:
         True
         """
         return b in self.neighbours.get(a, ())
+
+    def missing_edge(self, vertices: Sequence[str]) -> tuple[str, str] | None:
+        """The first pair of ``vertices`` (in their order) that is not an edge; None for a clique.
+
+        Examples
+        --------
+        >>> parse_dimacs(["p edge 3 2", "e 1 2", "e 2 3"]).missing_edge(["1", "2", "3"])
+        ('1', '3')
+        """
+        for i, a in enumerate(vertices):
+            for b in vertices[i + 1 :]:
+                if not self.adjacent(a, b):
+                    return a, b
+        return None
 
 
 def parse_dimacs(lines: Iterable[str], source: str = "<lines>") -> DimacsGraph:

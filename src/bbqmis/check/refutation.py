@@ -143,10 +143,11 @@ def _clique(graph: DimacsGraph, index: dict[str, int], clique: Any, what: str, s
     names = [str(v) for v in clique]
     if len(set(names)) != len(names) or any(v not in index for v in names):
         raise InvalidCertificate(f"the refutation's {what} must be distinct vertices of 'vertices'")
-    for i, a in enumerate(names):
-        for b in names[i + 1 :]:
-            if not graph.adjacent(a, b):
-                raise InvalidCertificate(f"the refutation's {what}: vertices {a} and {b} are not adjacent")
+    missing = graph.missing_edge(names)
+    if missing is not None:
+        raise InvalidCertificate(
+            f"the refutation's {what}: vertices {missing[0]} and {missing[1]} are not adjacent"
+        )
     return names
 
 

@@ -127,8 +127,9 @@ def sat_coloring(
     n = matrix.shape[0]
     upper = int(colors.max()) + 1 if n else 0
     lower = max(check_nonnegative_int(lower, "lower"), len(clique), 1 if n else 0)
-    problem = _problem(matrix, clique, upper=upper, lower=lower, memory_gb=memory_gb, implied=implied)
-    problem["solver"] = solver
+    problem = _problem(
+        matrix, clique, upper=upper, lower=lower, memory_gb=memory_gb, implied=implied, solver=solver
+    )
     answers, stopped = _run_worker(problem, deadline, stop) if upper > lower else ([], None)
     best, proven = colors, lower
     for answer in answers:
@@ -215,7 +216,14 @@ def sat_refutation(
 
 
 def _problem(
-    matrix: Any, clique: list[int], *, upper: int, lower: int, memory_gb: float | None, implied: bool
+    matrix: Any,
+    clique: list[int],
+    *,
+    upper: int,
+    lower: int,
+    memory_gb: float | None,
+    implied: bool,
+    solver: str = "cadical195",
 ) -> dict[str, Any]:
     """The worker's problem (see :mod:`bbqmis.coloring.classical.sat_worker`)."""
     return {
@@ -225,7 +233,7 @@ def _problem(
         "upper": upper,
         "lower": lower,
         "memory_bytes": int((memory_gb or _DEFAULT_MEMORY_BYTES / 1e9) * 1e9),
-        "solver": "cadical195",
+        "solver": solver,
         "implied": bool(implied),
     }
 

@@ -37,6 +37,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from types import ModuleType
 
+#: The :func:`redundant_structure` that adds no clause.
+NO_STRUCTURE: dict[str, Any] = {"cliques": [], "merges": [], "at_most_one": False}
 #: ``prctl`` option that sends a signal to a process when its parent dies (Linux).
 _PR_SET_PDEATHSIG = 1
 
@@ -81,7 +83,7 @@ def redundant_structure(
     []
     """
     if k > len(clique):
-        return {"cliques": [], "merges": [], "at_most_one": False}
+        return dict(NO_STRUCTURE)
     cliques, merges = _zykov().implied_structure(n, edges, k)
     return {
         "cliques": cliques,
@@ -164,19 +166,18 @@ def main() -> None:
     n, edges, clique = int(problem["n"]), problem["edges"], problem["clique"]
     implied, proof = bool(problem.get("implied", True)), problem.get("proof")
     for k in range(int(problem["upper"]) - 1, int(problem["lower"]) - 1, -1):
-        structure = redundant_structure(n, edges, clique, k) if implied else None
+        structure = redundant_structure(n, edges, clique, k) if implied else dict(NO_STRUCTURE)
         with Solver(
             name=problem["solver"], bootstrap_with=encode(n, edges, clique, k), with_proof=bool(proof)
         ) as solver:
-            if structure is not None:
-                solver.append_formula(redundant_clauses(structure, n, k))
+            solver.append_formula(redundant_clauses(structure, n, k))
             sat = bool(solver.solve())
             line: dict[str, object] = {"k": k, "sat": sat}
             if sat:
                 line["colors"] = decode(solver.get_model(), n, k)
             elif proof:
                 _write_proof(proof, solver.get_proof())
-                line["implied"] = structure or {"cliques": [], "merges": [], "at_most_one": False}
+                line["implied"] = structure
         print(json.dumps(line), flush=True)
         if not sat:
             return
